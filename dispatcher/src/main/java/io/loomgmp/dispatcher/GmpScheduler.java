@@ -1,0 +1,195 @@
+package io.loomgmp.dispatcher;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * A carrier scheduler built on Go's G-M-P design: {@code procs} processors (P), each with a
+ * lock-free local run queue and a {@code runnext} slot, a global queue checked on a fairness
+ * tick, work stealing, bounded spinning, and carriers (M) that are daemon platform threads named
+ * {@code <name>-M<n>}. It is a plain {@link Executor}; the Loom bridge makes virtual threads run
+ * on it.
+ *
+ * <p>{@link #execute} from one of this scheduler's carriers queues the task at the tail of the
+ * carrier's local queue; from any other thread, on the global queue. {@link #submit} lets the
+ * caller choose (see {@link Placement}). See {@code Scheduling} for how it works.
+ */
+public final class GmpScheduler implements Executor, AutoCloseable {
+    private final Scheduling scheduling;
+
+    private GmpScheduler(Builder builder) {
+        this.scheduling = new Scheduling(builder.name, builder.procs, builder.maxCarriers,
+                builder.timeSlice, builder.uncaughtExceptionHandler, builder.carrierLocator);
+    }
+
+    /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Runs {@code task} on this scheduler: at the tail of the current P's local queue when called
+     * from one of its carriers, else on the global queue (waking an idle P).
+     *
+     * @throws NullPointerException if {@code task} is null
+     * @throws RejectedExecutionException if the scheduler is closed and the caller is not one of
+     *         its carriers
+     */
+    @Override
+    public void execute(Runnable task) {
+        submit(task, Placement.LOCAL);
+    }
+
+    /**
+     * Runs {@code task} on this scheduler, queued where {@code placement} says when the caller
+     * runs on one of its carriers (as the {@link CarrierLocator} sees it); from any other thread
+     * the task goes to the global queue. This is the submission path the Loom bridge uses:
+     * {@link Placement#RUNNEXT} for a virtual thread unparked or started by another,
+     * {@link Placement#GLOBAL} for one that yields.
+     *
+     * @throws NullPointerException if {@code task} or {@code placement} is null
+     * @throws RejectedExecutionException if the scheduler is closed and the caller is not one of
+     *         its carriers
+     */
+    public void submit(Runnable task, Placement placement) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(placement, "placement");
+        scheduling.submit(task, placement);
+    }
+
+    /**
+     * Replaces the carrier locator (see {@link CarrierLocator}). The Loom bridge calls this to see
+     * through a mounted virtual thread to its carrier; set it before submitting work from
+     * virtual threads.
+     */
+    public void carrierLocator(CarrierLocator locator) {
+        scheduling.carrierLocator = Objects.requireNonNull(locator, "locator");
+    }
+
+    /** Whether {@code thread} is one of this scheduler's carriers. */
+    public boolean isCarrier(Thread thread) {
+        return scheduling.isOurCarrier(thread);
+    }
+
+    /** An immutable view of the scheduler's state and cumulative counters, taken without locks. */
+    public SchedulerSnapshot snapshot() {
+        return scheduling.snapshot();
+    }
+
+    public String name() {
+        return scheduling.name;
+    }
+
+    public int procs() {
+        return scheduling.procs;
+    }
+
+    public int maxCarriers() {
+        return scheduling.maxCarriers;
+    }
+
+    public Duration timeSlice() {
+        return scheduling.timeSlice;
+    }
+
+    public boolean isClosed() {
+        return scheduling.isClosed();
+    }
+
+    /**
+     * Stops accepting work from threads that are not its carriers, lets every queued task (and
+     * whatever those tasks submit) finish, then stops the carriers and returns. Tasks blocked
+     * forever keep it waiting. Called from a task running on this scheduler it does not wait, as
+     * that would wait for itself. Idempotent; interruption while waiting is kept for the caller.
+     */
+    @Override
+    public void close() {
+        scheduling.close();
+    }
+
+    @Override
+    public String toString() {
+        return "GmpScheduler[" + scheduling.name + ", procs=" + scheduling.procs + "]";
+    }
+
+    /** Configures a {@link GmpScheduler}. Every setter checks its argument at once. */
+    public static final class Builder {
+        private int procs = Runtime.getRuntime().availableProcessors();
+        private int maxCarriers = 256;
+        private Duration timeSlice = Duration.ofMillis(10);
+        private String name = "gmp";
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = Builder::printFailure;
+        private CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
+
+        private Builder() {
+        }
+
+        /** Number of Ps: how many tasks run at once. Default: available processors. */
+        public Builder procs(int procs) {
+            if (procs < 1) {
+                throw new IllegalArgumentException("procs must be at least 1, was " + procs);
+            }
+            this.procs = procs;
+            return this;
+        }
+
+        /** Upper bound on carrier threads, at least {@code procs}. Default 256 (the JDK's maxPoolSize). */
+        public Builder maxCarriers(int maxCarriers) {
+            if (maxCarriers < 1) {
+                throw new IllegalArgumentException("maxCarriers must be at least 1, was " + maxCarriers);
+            }
+            this.maxCarriers = maxCarriers;
+            return this;
+        }
+
+        /** How long a task may hold a P before sysmon asks it to yield. Default 10 ms. */
+        public Builder timeSlice(Duration timeSlice) {
+            Objects.requireNonNull(timeSlice, "timeSlice");
+            if (timeSlice.isNegative() || timeSlice.isZero()) {
+                throw new IllegalArgumentException("timeSlice must be positive, was " + timeSlice);
+            }
+            this.timeSlice = timeSlice;
+            return this;
+        }
+
+        /** Carrier thread name prefix: carriers are named {@code <name>-M<n>}. Default {@code gmp}. */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank, was \"" + name + "\"");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /** Receives what a task throws; the carrier goes on. Default: print to standard error. */
+        public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+            this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /** See {@link CarrierLocator}. Default: {@link CarrierLocator#CURRENT_THREAD}. */
+        public Builder carrierLocator(CarrierLocator locator) {
+            this.carrierLocator = Objects.requireNonNull(locator, "locator");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if {@code maxCarriers < procs}
+         */
+        public GmpScheduler build() {
+            if (maxCarriers < procs) {
+                throw new IllegalArgumentException(
+                        "maxCarriers must be at least procs (" + procs + "), was " + maxCarriers);
+            }
+            return new GmpScheduler(this);
+        }
+
+        private static void printFailure(Thread carrier, Throwable failure) {
+            System.err.print("Exception in a task on carrier \"" + carrier.getName() + "\" ");
+            failure.printStackTrace();
+        }
+    }
+}

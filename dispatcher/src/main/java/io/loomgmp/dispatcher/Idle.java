@@ -1,0 +1,145 @@
+package io.loomgmp.dispatcher;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Who is idle, who is searching, and who gets woken: the idle P list, the idle carrier list, the
+ * count of spinning carriers, and {@link #wakeP} (Go's {@code pidleput}/{@code pidleget},
+ * {@code mput}/{@code mget}, {@code sched.nmspinning} and {@code wakep}/{@code startm}).
+ *
+ * <h2>The wake-up rule and why no wake-up is lost</h2>
+ * New work wakes an idle carrier only when nobody is spinning and a P is idle: a spinning carrier
+ * will find the work, and a busy P will run its own queue. The last spinner to find work calls
+ * {@link #wakeP} for the rest. A spinner that finds nothing gives up its P, then decrements
+ * {@link #spinning}, and only <em>then</em> re-checks the global queue and every local queue
+ * ({@code Scheduling.findRunnable}). The submitter's side is the mirror image: queue the task,
+ * <em>then</em> read {@link #spinning}. Global-queue pushes and the spinner's re-check of it both
+ * happen under the scheduler lock, so either the spinner's re-check sees the task, or the
+ * submitter's read (after its own lock section) sees the decrement and wakes a carrier. A task
+ * pushed to a local queue is in any case run by that queue's own P, which is busy (it is running
+ * the submitter), so it can be late but never lost.
+ *
+ * <p>The lists are guarded by the scheduler lock (shared with the global queue); the counts
+ * {@link #idleProcs} and {@link #idleCarriers} are volatile copies for lock-free reads.
+ */
+final class Idle {
+    private final ReentrantLock lock;
+    private final Scheduling scheduling;
+    private final ArrayDeque<Processor> idlePs = new ArrayDeque<>();
+    private final ArrayDeque<Carrier> idleMs = new ArrayDeque<>();
+    private volatile int idleProcs;
+    private volatile int idleCarriers;
+
+    /** Carriers searching for work (Go's sched.nmspinning). */
+    final AtomicInteger spinning = new AtomicInteger();
+    /** Carriers alive or being started; never above {@code maxCarriers}. Changed under the lock. */
+    private volatile int carriers;
+    /** Times a carrier parked on the idle list. */
+    final LongAdder parks = new LongAdder();
+
+    Idle(ReentrantLock lock, Scheduling scheduling) {
+        this.lock = lock;
+        this.scheduling = scheduling;
+    }
+
+    /** Must hold the scheduler lock. {@code p}'s queue must be empty and nobody may hold it. */
+    void putP(Processor p) {
+        p.owner = null;
+        idlePs.push(p);
+        idleProcs = idlePs.size();
+        scheduling.signalIfQuiescent();
+    }
+
+    /** Must hold the scheduler lock. Returns an idle P (now held by nobody), or {@code null}. */
+    Processor getP() {
+        Processor p = idlePs.poll();
+        if (p != null) {
+            idleProcs = idlePs.size();
+        }
+        return p;
+    }
+
+    /** Must hold the scheduler lock. {@code m} is about to park and wait for {@code m.nextP}. */
+    void putCarrier(Carrier m) {
+        idleMs.push(m);
+        idleCarriers = idleMs.size();
+    }
+
+    /** Must hold the scheduler lock. */
+    private Carrier getCarrier() {
+        Carrier m = idleMs.poll();
+        if (m != null) {
+            idleCarriers = idleMs.size();
+        }
+        return m;
+    }
+
+    /** Must hold the scheduler lock. Every carrier on the idle list, for shutdown. */
+    Carrier[] idleCarrierList() {
+        return idleMs.toArray(new Carrier[0]);
+    }
+
+    /** Must hold the scheduler lock: a carrier thread ended. */
+    void carrierExited() {
+        carriers = carriers - 1;
+    }
+
+    int idleProcs() {
+        return idleProcs;
+    }
+
+    int idleCarriers() {
+        return idleCarriers;
+    }
+
+    int carriers() {
+        return carriers;
+    }
+
+    /**
+     * Any thread, after queueing work. Starts a spinning carrier on an idle P if nobody is
+     * spinning. Go's wakep: at most one spinner is woken per call; that spinner, once it finds
+     * work, wakes the next one (Scheduling.stopSpinning).
+     */
+    void wakeP() {
+        // Fast path, two volatile reads: plain loads on x86.
+        if (spinning.get() != 0 || idleProcs == 0) {
+            return;
+        }
+        if (!spinning.compareAndSet(0, 1)) {
+            return; // someone else became the spinner
+        }
+        Carrier m;
+        Processor p;
+        lock.lock();
+        try {
+            p = getP();
+            if (p == null) {
+                spinning.decrementAndGet(); // every P is busy: they will find the work
+                return;
+            }
+            m = getCarrier();
+            if (m == null) {
+                if (carriers >= scheduling.maxCarriers) {
+                    putP(p); // every carrier exists and is busy: their Ps will find the work
+                    spinning.decrementAndGet();
+                    return;
+                }
+                carriers = carriers + 1; // reserve, start outside the lock
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (m == null) {
+            scheduling.startCarrier(p, true);
+        } else {
+            m.spinning = true;  // published by the volatile write below
+            m.nextP = p;
+            LockSupport.unpark(m);
+        }
+    }
+}

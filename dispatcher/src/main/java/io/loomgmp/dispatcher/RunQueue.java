@@ -1,0 +1,256 @@
+package io.loomgmp.dispatcher;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A P's local run queue: a bounded single-producer, multi-consumer ring of {@value #CAPACITY}
+ * slots plus the {@code runnext} slot (Go's {@code p.runq} and {@code p.runnext}).
+ *
+ * <h2>Who may call what</h2>
+ * <ul>
+ *   <li><b>owner</b> — the carrier that currently holds this queue's P: {@link #pushOrOverflow},
+ *       {@link #pushNext}, {@link #pollNext}, {@link #poll}, and {@link #stealHalfFrom} on its own
+ *       queue (it is the owner of the queue it steals <em>into</em>).</li>
+ *   <li><b>thief</b> — any other carrier: only through {@code thief.stealHalfFrom(victim)}, which
+ *       removes from the victim's head and its {@code runnext}.</li>
+ *   <li><b>any</b> thread: {@link #size}, {@link #isEmpty}, {@link #hasNext} (racy, for heuristics
+ *       and snapshots).</li>
+ * </ul>
+ * Ownership moves between carriers only under the scheduler lock (acquire/release of a P), which
+ * orders one owner's plain accesses before the next owner's.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>{@code head} and {@code tail} are free-running {@code int} counters (they wrap; only
+ *       differences are used). Slots {@code [head, tail)} hold queued tasks; {@code 0 <= tail - head
+ *       <= CAPACITY}.</li>
+ *   <li>Only the owner writes {@code tail} and the slots in {@code [tail, head + CAPACITY)}. Anyone
+ *       advances {@code head}, only by CAS, and only after having read the slots it takes.</li>
+ *   <li>{@code runnext} is changed only by CAS: owner put/poll, thief steal.</li>
+ * </ul>
+ *
+ * <h2>Memory ordering</h2>
+ * The owner's slot write happens-before its {@code setRelease(tail)}; a thief reads {@code tail}
+ * with {@code getAcquire} and only then reads the slots below it, so it sees the tasks. A consumer
+ * reads slots <em>before</em> its CAS of {@code head} (a volatile write); the owner reads
+ * {@code head} with {@code getAcquire} before reusing a slot, so a slot is never overwritten while
+ * a consumer whose CAS succeeded could still be reading it. A consumer whose CAS fails may have
+ * read a slot mid-reuse; it discards what it read. Slot accesses themselves are therefore plain.
+ *
+ * <p>Consumed slots are not cleared (a consumer cannot know whether the owner has already reused
+ * the slot), so a ring keeps at most {@value #CAPACITY} finished tasks reachable until they are
+ * overwritten. Head and tail are not padded apart; Go does not pad them either.
+ */
+final class RunQueue {
+    /** Slots in the ring; Go's value. A power of two so that {@code index & MASK} is the slot. */
+    static final int CAPACITY = 256;
+    private static final int MASK = CAPACITY - 1;
+
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle RUNNEXT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(RunQueue.class, "head", int.class);
+            TAIL = lookup.findVarHandle(RunQueue.class, "tail", int.class);
+            RUNNEXT = lookup.findVarHandle(RunQueue.class, "runnext", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Runnable[] slots = new Runnable[CAPACITY];
+    @SuppressWarnings("unused") // accessed through HEAD
+    private volatile int head;
+    @SuppressWarnings("unused") // accessed through TAIL
+    private volatile int tail;
+    @SuppressWarnings("unused") // accessed through RUNNEXT
+    private volatile Runnable runnext;
+
+    /**
+     * Owner only. Appends {@code task} at the tail. When the ring is full, moves the older half of
+     * the ring plus {@code task} out in one batch and returns it (oldest first): the caller puts
+     * that batch on the global queue. Returns {@code null} when the task was queued locally.
+     */
+    Runnable[] pushOrOverflow(Runnable task) {
+        while (true) {
+            // Acquire: pairs with consumers' CAS of head, so their reads of the slots we are about
+            // to reuse are finished before our write.
+            int h = (int) HEAD.getAcquire(this);
+            int t = (int) TAIL.get(this); // plain: only the owner writes tail
+            if (t - h < CAPACITY) {
+                slots[t & MASK] = task;
+                TAIL.setRelease(this, t + 1); // publishes the slot write to thieves
+                return null;
+            }
+            Runnable[] batch = takeHalfForOverflow(h, t, task);
+            if (batch != null) {
+                return batch;
+            }
+            // A thief moved head: there may be room now.
+        }
+    }
+
+    /** Owner only (Go's runqputslow). Returns null when a concurrent consumer moved head first. */
+    private Runnable[] takeHalfForOverflow(int h, int t, Runnable task) {
+        int n = (t - h) / 2;
+        Runnable[] batch = new Runnable[n + 1];
+        for (int i = 0; i < n; i++) {
+            batch[i] = slots[(h + i) & MASK];
+        }
+        // Volatile CAS: claims the slots; a failure means a thief took some of them.
+        if (!HEAD.compareAndSet(this, h, h + n)) {
+            return null;
+        }
+        batch[n] = task;
+        return batch;
+    }
+
+    /**
+     * Owner only. Puts {@code task} in {@code runnext} and returns the task it displaced (which
+     * the caller must queue at the tail with {@link #pushOrOverflow}), or {@code null}.
+     */
+    Runnable pushNext(Runnable task) {
+        while (true) {
+            Runnable old = (Runnable) RUNNEXT.getAcquire(this);
+            // Volatile CAS: a thief may have taken old in the meantime; publish task to thieves.
+            if (RUNNEXT.compareAndSet(this, old, task)) {
+                return old;
+            }
+        }
+    }
+
+    /** Owner only. Takes the task in {@code runnext}, or returns {@code null}. */
+    Runnable pollNext() {
+        Runnable next = (Runnable) RUNNEXT.getAcquire(this);
+        // Only thieves race with us here; if one won, runnext is now empty (only the owner fills it).
+        if (next != null && RUNNEXT.compareAndSet(this, next, null)) {
+            return next;
+        }
+        return null;
+    }
+
+    /** Owner only. Takes the oldest task of the ring (not {@code runnext}), or returns {@code null}. */
+    Runnable poll() {
+        while (true) {
+            int h = (int) HEAD.getAcquire(this); // acquire: see head moves by thieves
+            int t = (int) TAIL.get(this);        // plain: we are the only writer
+            if (t == h) {
+                return null;
+            }
+            Runnable task = slots[h & MASK];
+            // Volatile CAS: races with thieves taking the same slot.
+            if (HEAD.compareAndSet(this, h, h + 1)) {
+                return task;
+            }
+        }
+    }
+
+    /**
+     * Called by the owner of {@code this} queue (the thief), which must be empty. Takes half,
+     * rounded up, of {@code victim}'s ring into this ring and returns one of the stolen tasks to
+     * run now; the rest are queued here. When the victim's ring is empty and {@code stealRunnext}
+     * is set, takes the victim's {@code runnext} instead, after waiting {@code runnextGraceNanos}
+     * so that a running victim can take it itself (Go's usleep(3): a hand-off is about to run).
+     * Returns {@code null} when nothing was taken.
+     */
+    Runnable stealHalfFrom(RunQueue victim, boolean stealRunnext, long runnextGraceNanos) {
+        int t = (int) TAIL.get(this); // plain: we own this queue
+        int n = victim.grabHalfInto(slots, t, stealRunnext, runnextGraceNanos);
+        if (n == 0) {
+            return null;
+        }
+        n--;
+        Runnable task = slots[(t + n) & MASK];
+        if (n != 0) {
+            // Release: the stolen tasks become visible to our own thieves.
+            TAIL.setRelease(this, t + n);
+        }
+        return task;
+    }
+
+    /**
+     * Thief side of a steal (Go's runqgrab): copies half (rounded up) of this ring into
+     * {@code into} starting at {@code intoTail} and claims it with a CAS. Returns the count.
+     */
+    private int grabHalfInto(Runnable[] into, int intoTail, boolean stealRunnext, long graceNanos) {
+        while (true) {
+            int h = (int) HEAD.getAcquire(this); // acquire: pairs with other consumers' CAS
+            int t = (int) TAIL.getAcquire(this); // acquire: pairs with the owner's setRelease
+            int n = t - h;
+            n = n - n / 2;
+            if (n == 0) {
+                return stealRunnext ? grabRunnextInto(into, intoTail, graceNanos) : 0;
+            }
+            if (n > CAPACITY / 2) {
+                continue; // h and t were read at different moments and are inconsistent: retry
+            }
+            for (int i = 0; i < n; i++) {
+                into[(intoTail + i) & MASK] = slots[(h + i) & MASK];
+            }
+            // Volatile CAS: claims [h, h+n); on failure the copies are garbage and are overwritten.
+            if (HEAD.compareAndSet(this, h, h + n)) {
+                return n;
+            }
+        }
+    }
+
+    private int grabRunnextInto(Runnable[] into, int intoTail, long graceNanos) {
+        Runnable next = (Runnable) RUNNEXT.getAcquire(this);
+        if (next == null) {
+            return 0;
+        }
+        if (graceNanos > 0) {
+            spinFor(graceNanos);
+        }
+        // Volatile CAS: if the owner polled or replaced it meanwhile, we take nothing.
+        if (!RUNNEXT.compareAndSet(this, next, null)) {
+            return 0;
+        }
+        into[intoTail & MASK] = next;
+        return 1;
+    }
+
+    private static void spinFor(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Any thread. Tasks in the ring, not counting {@code runnext}; approximate under races. */
+    int size() {
+        while (true) {
+            int h = (int) HEAD.getAcquire(this);
+            int t = (int) TAIL.getAcquire(this);
+            if (h == (int) HEAD.getAcquire(this)) { // consistent pair
+                int n = t - h;
+                return Math.max(0, Math.min(n, CAPACITY));
+            }
+        }
+    }
+
+    /** Any thread. Whether {@code runnext} holds a task. */
+    boolean hasNext() {
+        return RUNNEXT.getAcquire(this) != null;
+    }
+
+    /**
+     * Any thread (Go's runqempty). True only if the ring and {@code runnext} were seen empty at
+     * one moment: re-reads tail so that a task moving from {@code runnext} to the ring while we
+     * look is not missed.
+     */
+    boolean isEmpty() {
+        while (true) {
+            int h = (int) HEAD.getAcquire(this);
+            int t = (int) TAIL.getAcquire(this);
+            Object next = RUNNEXT.getAcquire(this);
+            if (t == (int) TAIL.getAcquire(this)) {
+                return h == t && next == null;
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.loomgmp.dispatcher;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * An immutable view of a {@link GmpScheduler}: its Ps, carriers, queues and cumulative counters.
+ * Taken without locks, so the figures are each exact at some moment but not all at the same one.
+ *
+ * @param name              the scheduler's name
+ * @param procs             number of Ps
+ * @param idleProcs         Ps on the idle list
+ * @param carriers          carrier threads alive
+ * @param runningCarriers   carriers neither spinning nor parked (running tasks, or in transit)
+ * @param spinningCarriers  carriers searching for work
+ * @param idleCarriers      carriers parked on the idle list
+ * @param globalQueueLength tasks on the global queue
+ * @param processors        one entry per P, by id
+ * @param tasksRun          tasks run, over all Ps
+ * @param runnextHits       tasks taken from {@code runnext} (LIFO hand-offs)
+ * @param localPops         tasks taken from local rings
+ * @param globalGrabs       tasks taken from the global queue in batches (local queue empty)
+ * @param fairnessTickGrabs tasks taken from the global queue on the fairness tick
+ * @param steals            successful steals
+ * @param stolenTasks       tasks moved by steals
+ * @param overflows         times a full local ring moved half of itself to the global queue
+ * @param parks             times a carrier parked on the idle list
+ * @param spins             times a carrier started spinning
+ */
+public record SchedulerSnapshot(
+        String name,
+        int procs,
+        int idleProcs,
+        int carriers,
+        int runningCarriers,
+        int spinningCarriers,
+        int idleCarriers,
+        int globalQueueLength,
+        List<ProcessorSnapshot> processors,
+        long tasksRun,
+        long runnextHits,
+        long localPops,
+        long globalGrabs,
+        long fairnessTickGrabs,
+        long steals,
+        long stolenTasks,
+        long overflows,
+        long parks,
+        long spins) {
+
+    public SchedulerSnapshot {
+        processors = List.copyOf(processors);
+    }
+
+    /**
+     * One P.
+     *
+     * @param id               the P's index, 0 to procs - 1
+     * @param idle             whether it is on the idle list (or being handed to a carrier)
+     * @param localQueueLength tasks in its ring, not counting runnext
+     * @param runnextOccupied  whether its runnext slot holds a task
+     * @param schedtick        schedules that started a new time slice
+     * @param tasksRun         tasks run on it
+     */
+    public record ProcessorSnapshot(int id, boolean idle, int localQueueLength, boolean runnextOccupied,
+                                    long schedtick, long tasksRun) {
+        /** Queued tasks including runnext, as Go's schedtrace counts them. */
+        public int runnable() {
+            return localQueueLength + (runnextOccupied ? 1 : 0);
+        }
+    }
+
+    /**
+     * Go's {@code GODEBUG=schedtrace} line, e.g.
+     * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0]}.
+     */
+    public String schedtraceLine(long elapsedMillis) {
+        return "SCHED " + elapsedMillis + "ms: gomaxprocs=" + procs + " idleprocs=" + idleProcs
+                + " threads=" + carriers + " spinningthreads=" + spinningCarriers
+                + " idlethreads=" + idleCarriers + " runqueue=" + globalQueueLength + " "
+                + processors.stream().map(p -> String.valueOf(p.runnable()))
+                        .collect(Collectors.joining(" ", "[", "]"));
+    }
+
+    /** A multi-line dump for failure messages and logs. */
+    @Override
+    public String toString() {
+        StringBuilder out = new StringBuilder();
+        out.append("scheduler ").append(name).append(": procs=").append(procs)
+                .append(" idleProcs=").append(idleProcs)
+                .append(" carriers=").append(carriers).append(" (running=").append(runningCarriers)
+                .append(" spinning=").append(spinningCarriers).append(" idle=").append(idleCarriers)
+                .append(") globalQueue=").append(globalQueueLength).append('\n');
+        for (ProcessorSnapshot p : processors) {
+            out.append("  P").append(p.id()).append(p.idle() ? " idle" : " busy")
+                    .append(" local=").append(p.localQueueLength())
+                    .append(" runnext=").append(p.runnextOccupied() ? 1 : 0)
+                    .append(" schedtick=").append(p.schedtick())
+                    .append(" tasksRun=").append(p.tasksRun()).append('\n');
+        }
+        out.append("  counters: tasksRun=").append(tasksRun).append(" runnextHits=").append(runnextHits)
+                .append(" localPops=").append(localPops).append(" globalGrabs=").append(globalGrabs)
+                .append(" fairnessTickGrabs=").append(fairnessTickGrabs).append(" steals=").append(steals)
+                .append(" stolenTasks=").append(stolenTasks).append(" overflows=").append(overflows)
+                .append(" parks=").append(parks).append(" spins=").append(spins);
+        return out.toString();
+    }
+}

@@ -1,0 +1,593 @@
+package io.loomgmp.dispatcher;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The scheduler's data path, top to bottom, and its shared state (Go's {@code schedt}).
+ *
+ * <h2>Implementation overview</h2>
+ * <pre>
+ * submit ──► runnext / local ring (submitter is on a carrier holding P)  ──┐
+ *        └─► global queue (anyone else, or Placement.GLOBAL)  ─────────────┤ then wakeP()
+ *
+ * carrier: findRunnable ─► run ─► findRunnable ─► ... ─► (nothing found) give up P, park
+ * findRunnable: fairness tick (every 61st schedule: one global task)
+ *               ─► runnext (inherits the time slice) ─► local ring ─► global batch
+ *               ─► steal (only while spinners ≤ busy Ps / 2) ─► give up P ─► re-check ─► park
+ * </pre>
+ * A carrier (M) runs tasks only while it holds a P. The scheduler lock (Go's {@code sched.lock})
+ * guards the global queue, the idle P and idle carrier lists, {@code closed} and P hand-overs;
+ * the fast path (submit from a carrier, runnext/ring pop) takes no lock. The argument that no
+ * wake-up is lost is in {@link Idle}; its carrier-side half is in {@link #findRunnable}.
+ *
+ * <h2>Shutdown</h2>
+ * {@code close} sets {@code closed} under the lock, after which submissions from non-carrier
+ * threads are rejected; submissions from tasks running on our carriers are still accepted (they
+ * are the continuation of accepted work). The scheduler is quiescent when every P is idle and
+ * the global queue is empty, both read under the lock: work can only be in a queue or held by a
+ * carrier that holds a P, and an idle P's queue is empty. Then {@code terminated} is set and every
+ * carrier exits.
+ */
+final class Scheduling {
+    /** Go's value; prime, so the fairness tick does not fall in lock-step with periodic workloads. */
+    static final int FAIRNESS_TICK = 61;
+    /** Largest batch moved from the global queue to a local ring: half the ring, as in Go. */
+    static final int GLOBAL_BATCH_MAX = RunQueue.CAPACITY / 2;
+    /** Steal passes over the other Ps before giving up (Go's stealTries). */
+    static final int STEAL_PASSES = 4;
+    /**
+     * How long a thief waits before taking a running victim's runnext: the victim is most likely
+     * about to run it (a hand-off in progress), and a steal would cost it its warm cache. Go
+     * sleeps 3 µs; we spin, as a parkNanos this short oversleeps by tens of microseconds.
+     */
+    static final long RUNNEXT_GRACE_NANOS = 3_000;
+
+    final String name;
+    final int procs;
+    final int maxCarriers;
+    final Duration timeSlice;
+    final Processor[] allp;
+    final GlobalQueue global = new GlobalQueue();
+    final ReentrantLock lock = new ReentrantLock();
+    final Idle idle = new Idle(lock, this);
+    private final Condition quiescent = lock.newCondition();
+    private final Thread.UncaughtExceptionHandler exceptionHandler;
+    private final AtomicInteger carrierSeq = new AtomicInteger();
+    private final Set<Carrier> liveCarriers = ConcurrentHashMap.newKeySet();
+    private final int[] stealStrides;
+
+    volatile CarrierLocator carrierLocator;
+    /** Set under the lock; read under it on the rejecting path. */
+    private volatile boolean closed;
+    /** Set under the lock once quiescent after close; carriers then exit instead of parking. */
+    private volatile boolean terminated;
+
+    Scheduling(String name, int procs, int maxCarriers, Duration timeSlice,
+               Thread.UncaughtExceptionHandler exceptionHandler, CarrierLocator carrierLocator) {
+        this.name = name;
+        this.procs = procs;
+        this.maxCarriers = maxCarriers;
+        this.timeSlice = timeSlice;
+        this.exceptionHandler = exceptionHandler;
+        this.carrierLocator = carrierLocator;
+        this.allp = new Processor[procs];
+        this.stealStrides = coprimesOf(procs);
+        lock.lock();
+        try {
+            for (int i = procs - 1; i >= 0; i--) { // pushed in reverse so P0 is handed out first
+                allp[i] = new Processor(i);
+                idle.putP(allp[i]);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- submit
+
+    /**
+     * Any thread. Queues {@code task}: on the current P when the caller runs on one of our
+     * carriers holding a P (runnext or ring tail, per {@code placement}), else on the global queue.
+     */
+    void submit(Runnable task, Placement placement) {
+        Processor p = currentProcessor();
+        if (p == null || placement == Placement.GLOBAL) {
+            submitGlobal(task, p != null);
+        } else {
+            if (placement == Placement.RUNNEXT) {
+                task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
+            }
+            if (task != null) {
+                Runnable[] overflow = p.runQueue.pushOrOverflow(task);
+                if (overflow != null) {
+                    p.count(Counter.OVERFLOWS);
+                    lock.lock();
+                    try {
+                        global.putBatch(overflow);
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            }
+        }
+        idle.wakeP(); // after queueing: see Idle for why this order loses no wake-up
+    }
+
+    private void submitGlobal(Runnable task, boolean fromOurCarrier) {
+        lock.lock();
+        try {
+            if (closed && !fromOurCarrier) {
+                throw new RejectedExecutionException("scheduler " + name + " is closed");
+            }
+            global.put(task);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The P of the carrier the caller runs on, if that carrier is ours and holds one. */
+    private Processor currentProcessor() {
+        Thread carrier = carrierLocator.currentCarrier();
+        if (carrier instanceof Carrier m && m.scheduling == this) {
+            return m.p; // same OS thread as m: m's own writes are visible
+        }
+        return null;
+    }
+
+    boolean isOurCarrier(Thread thread) {
+        return thread instanceof Carrier m && m.scheduling == this;
+    }
+
+    // ---------------------------------------------------------------- carriers
+
+    /** Starts a carrier that will take {@code p}. The caller has reserved it in the carrier count. */
+    void startCarrier(Processor p, boolean spinning) {
+        Carrier m = new Carrier(this, name + "-M" + carrierSeq.getAndIncrement());
+        m.spinning = spinning; // published by Thread.start
+        m.nextP = p;
+        liveCarriers.add(m);
+        try {
+            m.start();
+        } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
+            liveCarriers.remove(m);
+            lock.lock();
+            try {
+                idle.carrierExited();
+                idle.putP(p);
+            } finally {
+                lock.unlock();
+            }
+            if (spinning) {
+                idle.spinning.decrementAndGet();
+            }
+            throw e;
+        }
+    }
+
+    /** The carrier's whole life: take the handed P, then find and run tasks until termination. */
+    void runCarrier(Carrier m) {
+        try {
+            Processor first = takeNextP(m);
+            if (first == null) {
+                return;
+            }
+            acquire(m, first);
+            while (true) {
+                Runnable task = findRunnable(m);
+                if (task == null) {
+                    return; // terminated
+                }
+                if (m.spinning) {
+                    stopSpinning(m);
+                }
+                run(m.p, task);
+            }
+        } finally {
+            liveCarriers.remove(m);
+            lock.lock();
+            try {
+                idle.carrierExited();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void run(Processor p, Runnable task) {
+        p.count(Counter.TASKS_RUN);
+        try {
+            task.run();
+        } catch (Throwable failure) {
+            report(failure);
+        }
+    }
+
+    private void report(Throwable failure) {
+        try {
+            exceptionHandler.uncaughtException(Thread.currentThread(), failure);
+        } catch (Throwable handlerFailure) {
+            // The handler itself failed: a carrier must survive anything a task does.
+            try {
+                handlerFailure.addSuppressed(failure);
+                handlerFailure.printStackTrace();
+            } catch (Throwable ignored) {
+                // nothing left to report with
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- finding work
+
+    /**
+     * Called by carrier {@code m}, which holds a P. Returns the next task to run, with {@code m}
+     * holding a P (possibly another one); or {@code null} once the scheduler has terminated.
+     * Every task not taken from runnext starts a new time slice ({@link Processor#tick()}).
+     */
+    private Runnable findRunnable(Carrier m) {
+        Processor p = m.p;
+        while (true) {
+            // 1. Fairness tick: without it, two tasks re-queueing each other locally starve the
+            // global queue.
+            if (p.schedtick() % FAIRNESS_TICK == 0 && global.size() > 0) {
+                Runnable task;
+                lock.lock();
+                try {
+                    task = global.poll();
+                } finally {
+                    lock.unlock();
+                }
+                if (task != null) {
+                    p.count(Counter.FAIRNESS_TICK_GRABS);
+                    p.tick();
+                    return task;
+                }
+            }
+            // 2. runnext: a hand-off from the task that just ran; shares its time slice.
+            Runnable task = p.runQueue.pollNext();
+            if (task != null) {
+                p.count(Counter.RUNNEXT_HITS);
+                return task;
+            }
+            // 3. The local ring.
+            task = p.runQueue.poll();
+            if (task != null) {
+                p.count(Counter.LOCAL_POPS);
+                p.tick();
+                return task;
+            }
+            // 4. A batch from the global queue.
+            if (global.size() > 0) {
+                lock.lock();
+                try {
+                    task = grabGlobalBatch(p);
+                } finally {
+                    lock.unlock();
+                }
+                if (task != null) {
+                    p.tick();
+                    return task;
+                }
+            }
+            // 5. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
+            // nothing while the busy ones generate work.
+            if (m.spinning || 2 * idle.spinning.get() < procs - idle.idleProcs()) {
+                if (!m.spinning) {
+                    startSpinning(m, p);
+                }
+                task = stealWork(p);
+                if (task != null) {
+                    p.tick();
+                    return task;
+                }
+            }
+            // 6. Nothing: give up the P. Last look at the global queue under the lock first.
+            lock.lock();
+            try {
+                task = grabGlobalBatch(p);
+                if (task == null) {
+                    release(m);
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (task != null) {
+                p.tick();
+                return task;
+            }
+            // 7. The spinning-to-idle transition. Publish "not spinning" FIRST (a volatile RMW),
+            // then re-check every queue: a submitter that saw us still spinning did not wake
+            // anyone, so its task must be visible to this re-check. Reversing the two steps
+            // loses wake-ups (SchedulingStressTest).
+            if (m.spinning) {
+                m.spinning = false;
+                idle.spinning.decrementAndGet();
+                Processor found = recheckAfterSpinning(m);
+                if (found != null) {
+                    p = found;
+                    continue;
+                }
+            }
+            // 8. Park until a waker hands us a P.
+            if (!stopCarrier(m)) {
+                return null;
+            }
+            p = m.p;
+        }
+    }
+
+    /**
+     * The re-check of step 7: if any queue has work and a P is idle, takes that P and becomes a
+     * spinner again (so that finding work wakes the next one). Returns the P, or {@code null}.
+     */
+    private Processor recheckAfterSpinning(Carrier m) {
+        boolean work = global.size() > 0;
+        for (int i = 0; !work && i < procs; i++) {
+            work = !allp[i].runQueue.isEmpty();
+        }
+        if (!work) {
+            return null;
+        }
+        Processor p;
+        lock.lock();
+        try {
+            p = idle.getP();
+            if (p == null) {
+                return null; // every P is busy: their holders will run it
+            }
+            acquire(m, p);
+        } finally {
+            lock.unlock();
+        }
+        startSpinning(m, p);
+        return p;
+    }
+
+    /**
+     * Must hold the lock; {@code p}'s local queue must be empty. Takes
+     * {@code min(global/procs + 1, 128)} tasks: returns the first, queues the rest on {@code p}.
+     */
+    private Runnable grabGlobalBatch(Processor p) {
+        int n = Math.min(global.size(), Math.min(global.size() / procs + 1, GLOBAL_BATCH_MAX));
+        if (n == 0) {
+            return null;
+        }
+        Runnable first = global.poll();
+        for (int i = 1; i < n; i++) {
+            // Cannot overflow: the ring was empty and n <= half of it.
+            Runnable[] overflow = p.runQueue.pushOrOverflow(global.poll());
+            assert overflow == null;
+        }
+        p.count(Counter.GLOBAL_GRABS, n);
+        return first;
+    }
+
+    /**
+     * Up to {@link #STEAL_PASSES} passes over the other busy Ps in a random order; takes half of
+     * the first non-empty ring found. Victims' runnext only on the last pass.
+     */
+    private Runnable stealWork(Processor p) {
+        if (procs == 1) {
+            return null;
+        }
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int pass = 0; pass < STEAL_PASSES; pass++) {
+            boolean lastPass = pass == STEAL_PASSES - 1;
+            int start = random.nextInt(procs);
+            int stride = stealStrides[random.nextInt(stealStrides.length)];
+            for (int k = 0, i = start; k < procs; k++, i = (i + stride) % procs) {
+                Processor victim = allp[i];
+                Carrier victimOwner = victim.owner;
+                if (victim == p || victimOwner == null) {
+                    continue; // idle Ps have empty queues
+                }
+                int before = p.runQueue.size();
+                Runnable task = p.runQueue.stealHalfFrom(victim.runQueue, lastPass, RUNNEXT_GRACE_NANOS);
+                if (task != null) {
+                    p.count(Counter.STEALS);
+                    p.count(Counter.STOLEN_TASKS, p.runQueue.size() - before + 1);
+                    return task;
+                }
+            }
+        }
+        return null;
+    }
+
+    private void startSpinning(Carrier m, Processor p) {
+        m.spinning = true;
+        idle.spinning.incrementAndGet();
+        p.count(Counter.SPINS);
+    }
+
+    /** A spinner found work: it stops spinning, and the last one wakes another searcher. */
+    private void stopSpinning(Carrier m) {
+        m.spinning = false;
+        if (idle.spinning.decrementAndGet() == 0) {
+            idle.wakeP();
+        }
+    }
+
+    // ---------------------------------------------------------------- P hand-over and parking
+
+    /** Must hold the lock, or own {@code p} exclusively (just handed over). */
+    private static void acquire(Carrier m, Processor p) {
+        p.owner = m;
+        m.p = p;
+    }
+
+    /** Must hold the lock. {@code m} gives up its P, whose queue is empty. */
+    private void release(Carrier m) {
+        Processor p = m.p;
+        m.p = null;
+        idle.putP(p);
+    }
+
+    /**
+     * Parks {@code m} on the idle list until a waker hands it a P (then holds it and returns true)
+     * or the scheduler terminates (returns false).
+     */
+    private boolean stopCarrier(Carrier m) {
+        lock.lock();
+        try {
+            if (terminated) {
+                return false;
+            }
+            // A waker that found no parked carrier while at maxCarriers gave its P back and left
+            // the work on the global queue; it did so under this lock, so we see it here.
+            if (global.size() > 0) {
+                Processor p = idle.getP();
+                if (p != null) {
+                    acquire(m, p);
+                    return true;
+                }
+            }
+            idle.putCarrier(m);
+        } finally {
+            lock.unlock();
+        }
+        idle.parks.increment();
+        Processor p = takeNextP(m);
+        if (p == null) {
+            return false;
+        }
+        acquire(m, p);
+        return true;
+    }
+
+    /** Waits for the P a waker hands over in {@code m.nextP}; null once terminated. */
+    private Processor takeNextP(Carrier m) {
+        Processor p;
+        while ((p = m.nextP) == null) {
+            if (terminated) {
+                return null;
+            }
+            LockSupport.park(this);
+        }
+        m.nextP = null;
+        return p;
+    }
+
+    // ---------------------------------------------------------------- shutdown
+
+    /** Must hold the lock. Called whenever a P goes idle. */
+    void signalIfQuiescent() {
+        if (closed && isQuiescent()) {
+            quiescent.signalAll();
+        }
+    }
+
+    /** Must hold the lock. */
+    private boolean isQuiescent() {
+        return idle.idleProcs() == procs && global.size() == 0;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Stops accepting outside work, waits until every queued task has run, and stops the
+     * carriers. Called from one of our own carriers, it only stops accepting outside work (waiting
+     * would wait for itself).
+     */
+    void close() {
+        boolean interrupted = false;
+        Carrier[] parked;
+        lock.lock();
+        try {
+            closed = true;
+            if (isOurCarrier(Thread.currentThread()) || isOurCarrier(carrierLocator.currentCarrier())) {
+                return;
+            }
+            while (!isQuiescent()) {
+                try {
+                    quiescent.await();
+                } catch (InterruptedException e) {
+                    interrupted = true; // keep waiting, as ExecutorService.close does
+                }
+            }
+            terminated = true;
+            parked = idle.idleCarrierList();
+        } finally {
+            lock.unlock();
+        }
+        for (Carrier m : parked) {
+            LockSupport.unpark(m);
+        }
+        for (Carrier m : List.copyOf(liveCarriers)) {
+            LockSupport.unpark(m);
+            while (true) {
+                try {
+                    m.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- snapshot
+
+    SchedulerSnapshot snapshot() {
+        List<SchedulerSnapshot.ProcessorSnapshot> ps = new ArrayList<>(procs);
+        long[] totals = new long[Counter.values().length];
+        for (Processor p : allp) {
+            for (Counter c : Counter.values()) {
+                totals[c.ordinal()] += p.counted(c);
+            }
+            ps.add(new SchedulerSnapshot.ProcessorSnapshot(
+                    p.id, p.owner == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
+                    p.counted(Counter.TASKS_RUN)));
+        }
+        int carriers = idle.carriers();
+        int spinning = idle.spinning.get();
+        int idleCarriers = idle.idleCarriers();
+        return new SchedulerSnapshot(
+                name, procs, idle.idleProcs(), carriers,
+                Math.max(0, carriers - spinning - idleCarriers), spinning, idleCarriers,
+                global.size(), List.copyOf(ps),
+                totals[Counter.TASKS_RUN.ordinal()],
+                totals[Counter.RUNNEXT_HITS.ordinal()],
+                totals[Counter.LOCAL_POPS.ordinal()],
+                totals[Counter.GLOBAL_GRABS.ordinal()],
+                totals[Counter.FAIRNESS_TICK_GRABS.ordinal()],
+                totals[Counter.STEALS.ordinal()],
+                totals[Counter.STOLEN_TASKS.ordinal()],
+                totals[Counter.OVERFLOWS.ordinal()],
+                idle.parks.sum(),
+                totals[Counter.SPINS.ordinal()]);
+    }
+
+    /** Strides coprime with n, so that {@code i = (i + stride) % n} visits every P once (Go's randomOrder). */
+    private static int[] coprimesOf(int n) {
+        List<Integer> strides = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            if (gcd(i, n) == 1) {
+                strides.add(i);
+            }
+        }
+        return strides.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static int gcd(int a, int b) {
+        while (b != 0) {
+            int t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+}

@@ -1,0 +1,223 @@
+package io.loomgmp.dispatcher;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class GmpSchedulerTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    @Test
+    void defaults() {
+        try (GmpScheduler s = GmpScheduler.builder().build()) {
+            assertEquals(Runtime.getRuntime().availableProcessors(), s.procs());
+            assertEquals(256, s.maxCarriers());
+            assertEquals(Duration.ofMillis(10), s.timeSlice());
+            assertEquals("gmp", s.name());
+        }
+    }
+
+    @Test
+    void badConfigurationNamesTheSettingAndTheValue() {
+        assertMessage("procs must be at least 1, was 0", () -> GmpScheduler.builder().procs(0));
+        assertMessage("maxCarriers must be at least 1, was -3", () -> GmpScheduler.builder().maxCarriers(-3));
+        assertMessage("maxCarriers must be at least procs (4), was 2",
+                () -> GmpScheduler.builder().procs(4).maxCarriers(2).build());
+        assertMessage("timeSlice must be positive, was PT0S", () -> GmpScheduler.builder().timeSlice(Duration.ZERO));
+        assertMessage("timeSlice must be positive, was PT-0.001S",
+                () -> GmpScheduler.builder().timeSlice(Duration.ofMillis(-1)));
+        assertMessage("name must not be blank, was \" \"", () -> GmpScheduler.builder().name(" "));
+        assertThrows(NullPointerException.class, () -> GmpScheduler.builder().uncaughtExceptionHandler(null));
+    }
+
+    private static void assertMessage(String expected, Runnable configure) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, configure::run);
+        assertEquals(expected, e.getMessage());
+    }
+
+    @Test
+    void nullTaskIsRejectedWithNullPointerException() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            assertThrows(NullPointerException.class, () -> s.execute(null));
+            assertThrows(NullPointerException.class, () -> s.submit(() -> { }, null));
+        }
+    }
+
+    @Test
+    void carriersAreDaemonThreadsNamedAfterTheScheduler() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("pool").build()) {
+            AtomicReference<Thread> seen = new AtomicReference<>();
+            CountDownLatch done = new CountDownLatch(1);
+            s.execute(() -> {
+                seen.set(Thread.currentThread());
+                done.countDown();
+            });
+            Probe.await(done, BOUND, s, "the task");
+            Thread carrier = seen.get();
+            assertTrue(carrier.getName().matches("pool-M\\d+"), carrier.getName());
+            assertTrue(carrier.isDaemon());
+            assertFalse(carrier.isVirtual());
+            assertTrue(s.isCarrier(carrier));
+            assertFalse(s.isCarrier(Thread.currentThread()));
+        }
+    }
+
+    @Test
+    void closeRunsEveryQueuedTaskThenRejectsOutsideWorkAndStopsCarriers() {
+        GmpScheduler s = GmpScheduler.builder().procs(2).build();
+        AtomicInteger ran = new AtomicInteger();
+        List<Thread> carriers = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            s.execute(() -> {
+                carriers.add(Thread.currentThread());
+                // Work submitted by running tasks is still accepted while closing.
+                s.execute(ran::incrementAndGet);
+                Probe.spin(Duration.ofNanos(1_000L * (20)));
+                ran.incrementAndGet();
+            });
+        }
+        s.close();
+        assertEquals(4_000, ran.get(), "close() returns only after the queued work and its children ran");
+        assertTrue(s.isClosed());
+        RejectedExecutionException e = assertThrows(RejectedExecutionException.class, () -> s.execute(() -> { }));
+        assertEquals("scheduler gmp is closed", e.getMessage());
+        for (Thread carrier : carriers) {
+            assertFalse(carrier.isAlive(), carrier + " still alive after close");
+        }
+        assertEquals(0, s.snapshot().carriers());
+        s.close(); // idempotent
+    }
+
+    @Test
+    void closeOfAnIdleSchedulerReturnsAtOnce() {
+        GmpScheduler s = GmpScheduler.builder().procs(2).build();
+        s.close();
+        assertThrows(RejectedExecutionException.class, () -> s.execute(() -> { }));
+    }
+
+    @Test
+    void closeFromATaskDoesNotWaitForItself() {
+        GmpScheduler s = GmpScheduler.builder().procs(1).build();
+        CountDownLatch closed = new CountDownLatch(1);
+        s.execute(() -> {
+            s.close();
+            closed.countDown();
+        });
+        Probe.await(closed, BOUND, s, "close() from a task to return");
+        assertTrue(s.isClosed());
+        s.close(); // from outside: now waits for quiescence and stops the carriers
+        assertEquals(0, s.snapshot().carriers());
+    }
+
+    @Test
+    void aThrowingTaskGoesToTheHandlerAndTheCarrierGoesOn() {
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<Thread> failedOn = new CopyOnWriteArrayList<>();
+        try (GmpScheduler s = GmpScheduler.builder().procs(1)
+                .uncaughtExceptionHandler((t, e) -> {
+                    failedOn.add(t);
+                    failures.add(e);
+                    if (e instanceof IllegalStateException) {
+                        throw new RuntimeException("the handler fails too");
+                    }
+                }).build()) {
+            CountDownLatch after = new CountDownLatch(1);
+            AtomicReference<Thread> carrierAfter = new AtomicReference<>();
+            s.execute(() -> { throw new IllegalArgumentException("boom"); });
+            s.execute(() -> { throw new IllegalStateException("boom again"); });
+            s.execute(() -> { throw new StackOverflowError(); });
+            s.execute(() -> {
+                carrierAfter.set(Thread.currentThread());
+                after.countDown();
+            });
+            Probe.await(after, BOUND, s, "the task after the failures");
+            assertEquals(3, failures.size());
+            assertInstanceOf(IllegalArgumentException.class, failures.get(0));
+            assertInstanceOf(IllegalStateException.class, failures.get(1));
+            assertInstanceOf(StackOverflowError.class, failures.get(2));
+            for (Thread carrier : failedOn) {
+                assertSame(carrierAfter.get(), carrier, "the same carrier survived every failure");
+            }
+            assertTrue(carrierAfter.get().isAlive());
+        }
+    }
+
+    @Test
+    void theCarrierLocatorDecidesWhetherASubmissionIsLocal() {
+        // A locator that never sees a carrier: even RUNNEXT submissions from a carrier go global.
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            s.carrierLocator(() -> null);
+            CountDownLatch done = new CountDownLatch(100);
+            s.execute(() -> {
+                for (int i = 0; i < 100; i++) {
+                    s.submit(done::countDown, Placement.RUNNEXT);
+                }
+            });
+            Probe.await(done, BOUND, s, "the children");
+            SchedulerSnapshot snap = s.snapshot();
+            assertEquals(0, snap.runnextHits(), snap.toString());
+            assertEquals(101, snap.globalGrabs() + snap.fairnessTickGrabs(), snap.toString());
+        }
+        // The default locator sees the carrier: the same submissions are hand-offs.
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            CountDownLatch done = new CountDownLatch(100);
+            s.execute(() -> {
+                for (int i = 0; i < 100; i++) {
+                    s.submit(done::countDown, Placement.RUNNEXT);
+                }
+            });
+            Probe.await(done, BOUND, s, "the children");
+            assertEquals(1, s.snapshot().runnextHits(), "the last one stays in runnext, the others were displaced");
+            assertEquals(99, s.snapshot().localPops());
+        }
+    }
+
+    @Test
+    void snapshotAndSchedtraceLine() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("snap").build()) {
+            SchedulerSnapshot idle = s.snapshot();
+            assertEquals("snap", idle.name());
+            assertEquals(2, idle.procs());
+            assertEquals(2, idle.idleProcs());
+            assertEquals(0, idle.carriers());
+            assertEquals(2, idle.processors().size());
+            assertEquals("SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=0 spinningthreads=0 idlethreads=0 runqueue=0 [0 0]",
+                    idle.schedtraceLine(1003));
+
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch queued = new CountDownLatch(1);
+            s.execute(() -> {
+                started.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                queued.countDown();
+            });
+            Probe.await(started, BOUND, s, "the blocking task to start");
+            SchedulerSnapshot busy = s.snapshot();
+            assertTrue(busy.idleProcs() <= 1, busy.toString());
+            assertTrue(busy.carriers() >= 1, busy.toString());
+            assertTrue(busy.schedtraceLine(5).startsWith("SCHED 5ms: gomaxprocs=2 idleprocs="), busy.schedtraceLine(5));
+            release.countDown();
+            Probe.await(queued, BOUND, s, "the task to end");
+            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "both Ps idle again");
+            assertEquals(1, s.snapshot().tasksRun());
+        }
+    }
+}

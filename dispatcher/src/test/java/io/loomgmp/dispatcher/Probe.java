@@ -1,0 +1,49 @@
+package io.loomgmp.dispatcher;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Bounded waits for tests: they fail with the scheduler's snapshot instead of hanging. */
+final class Probe {
+    private Probe() {
+    }
+
+    static void await(CountDownLatch latch, Duration bound, GmpScheduler scheduler, String what) {
+        try {
+            if (!latch.await(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+                fail(what + " did not happen within " + bound + " (" + latch.getCount() + " left)\n"
+                        + scheduler.snapshot());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("interrupted waiting for " + what);
+        }
+    }
+
+    static void awaitTrue(BooleanSupplier condition, Duration bound, GmpScheduler scheduler, String what) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail(what + " did not happen within " + bound + "\n" + scheduler.snapshot());
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted waiting for " + what);
+            }
+        }
+    }
+
+    /** Busy-waits, so the carrier stays on its P. */
+    static void spin(Duration duration) {
+        long end = System.nanoTime() + duration.toNanos();
+        while (System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.loomgmp.dispatcher;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The scheduling rules of the design brief, one by one, on real carriers. */
+class SchedulingTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    @Test
+    void runnextRunsFirstAndDisplacesItsOccupantToTheTail() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            List<String> order = new CopyOnWriteArrayList<>();
+            CountDownLatch done = new CountDownLatch(3);
+            s.execute(() -> {
+                s.submit(() -> { order.add("local"); done.countDown(); }, Placement.LOCAL);
+                s.submit(() -> { order.add("displaced"); done.countDown(); }, Placement.RUNNEXT);
+                s.submit(() -> { order.add("runnext"); done.countDown(); }, Placement.RUNNEXT);
+            });
+            Probe.await(done, BOUND, s, "the three tasks");
+            assertEquals(List.of("runnext", "local", "displaced"), order);
+        }
+    }
+
+    @Test
+    void tasksFromRunnextInheritTheTimeSlice() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            long[] ticks = new long[2];
+            CountDownLatch done = new CountDownLatch(1);
+            AtomicInteger hops = new AtomicInteger();
+            Runnable[] chain = new Runnable[1];
+            chain[0] = () -> {
+                if (hops.incrementAndGet() < 1_000) {
+                    s.submit(chain[0], Placement.RUNNEXT); // a hand-off chain, like ping-pong
+                } else {
+                    ticks[1] = s.snapshot().processors().getFirst().schedtick();
+                    done.countDown();
+                }
+            };
+            s.execute(() -> {
+                ticks[0] = s.snapshot().processors().getFirst().schedtick();
+                s.submit(chain[0], Placement.RUNNEXT);
+            });
+            Probe.await(done, BOUND, s, "the hand-off chain");
+            assertEquals(ticks[0], ticks[1], "1,000 hand-offs shared one time slice");
+            assertEquals(1_000, s.snapshot().runnextHits());
+        }
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            long[] ticks = new long[2];
+            CountDownLatch done = new CountDownLatch(1);
+            AtomicInteger hops = new AtomicInteger();
+            Runnable[] chain = new Runnable[1];
+            chain[0] = () -> {
+                if (hops.incrementAndGet() < 1_000) {
+                    s.submit(chain[0], Placement.LOCAL);
+                } else {
+                    ticks[1] = s.snapshot().processors().getFirst().schedtick();
+                    done.countDown();
+                }
+            };
+            s.execute(() -> {
+                ticks[0] = s.snapshot().processors().getFirst().schedtick();
+                s.submit(chain[0], Placement.LOCAL);
+            });
+            Probe.await(done, BOUND, s, "the local chain");
+            assertEquals(ticks[0] + 1_000, ticks[1], "each task from the ring starts a new time slice");
+        }
+    }
+
+    @Test
+    void fairnessTickRunsAGlobalTaskWithin61SchedulesWhileLocalWorkKeepsArriving() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            AtomicLong schedules = new AtomicLong();
+            AtomicLong queuedAt = new AtomicLong(-1);
+            AtomicLong ranAt = new AtomicLong(-1);
+            CountDownLatch done = new CountDownLatch(1);
+            Runnable[] chain = new Runnable[1];
+            chain[0] = () -> {
+                long n = schedules.incrementAndGet();
+                if (n == 10) {
+                    queuedAt.set(n);
+                    s.submit(() -> ranAt.set(schedules.get()), Placement.GLOBAL);
+                }
+                if (n < 500) {
+                    s.submit(chain[0], Placement.LOCAL); // the local queue is never empty
+                } else {
+                    done.countDown();
+                }
+            };
+            s.execute(chain[0]);
+            Probe.await(done, BOUND, s, "the local chain");
+            assertTrue(ranAt.get() >= 0, "the global task never ran");
+            long waited = ranAt.get() - queuedAt.get();
+            assertTrue(waited <= Scheduling.FAIRNESS_TICK,
+                    "the global task waited " + waited + " schedules\n" + s.snapshot());
+            assertTrue(s.snapshot().fairnessTickGrabs() >= 1, s.snapshot().toString());
+        }
+    }
+
+    @Test
+    void anIdlePStealsHalfOfABusyPsQueue() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
+            int tasks = 200;
+            CountDownLatch done = new CountDownLatch(tasks);
+            List<Thread> ranOn = new CopyOnWriteArrayList<>();
+            List<Thread> holder = new CopyOnWriteArrayList<>();
+            s.execute(() -> {
+                holder.add(Thread.currentThread());
+                for (int i = 0; i < tasks; i++) {
+                    s.execute(() -> {
+                        ranOn.add(Thread.currentThread());
+                        Probe.spin(Duration.ofNanos(1_000L * (200)));
+                        done.countDown();
+                    });
+                }
+                // Hold this P: only a thief can start the queued tasks now.
+                Probe.spin(Duration.ofMillis(100));
+            });
+            Probe.await(done, BOUND, s, "the queued tasks");
+            SchedulerSnapshot snap = s.snapshot();
+            assertTrue(snap.steals() >= 1, snap.toString());
+            assertTrue(snap.stolenTasks() >= tasks / 2, "the first steal alone takes half\n" + snap);
+            assertTrue(ranOn.stream().anyMatch(t -> t != holder.getFirst()),
+                    "another carrier ran queued tasks while their P was held");
+        }
+    }
+
+    @Test
+    void aFullRingOverflowsHalfToTheGlobalQueueAndNothingIsLost() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            int tasks = 300;
+            CountDownLatch done = new CountDownLatch(tasks);
+            s.execute(() -> {
+                for (int i = 0; i < tasks; i++) {
+                    s.execute(done::countDown);
+                }
+            });
+            Probe.await(done, BOUND, s, "the queued tasks");
+            SchedulerSnapshot snap = s.snapshot();
+            assertEquals(1, snap.overflows(), snap.toString());
+            assertEquals(tasks + 1, snap.tasksRun());
+        }
+    }
+
+    @Test
+    void workFromOutsideWakesAnIdleP() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
+            for (int round = 0; round < 50; round++) {
+                Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "both Ps idle");
+                CountDownLatch done = new CountDownLatch(1);
+                s.execute(done::countDown);
+                Probe.await(done, BOUND, s, "a task submitted to an idle scheduler");
+            }
+            assertTrue(s.snapshot().parks() >= 1);
+        }
+    }
+}
