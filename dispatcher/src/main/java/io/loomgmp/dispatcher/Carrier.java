@@ -19,6 +19,9 @@ final class Carrier extends Thread {
      * except that a waker sets it before handing over {@link #nextP}, which publishes it. */
     boolean spinning;
 
+    /** The task this carrier is running, or {@code null}. Owner only (read on the same OS thread). */
+    Runnable running;
+
     /** A P handed to this parked carrier by a waker (Go's m.nextp). Volatile: the hand-over. */
     volatile Processor nextP;
 

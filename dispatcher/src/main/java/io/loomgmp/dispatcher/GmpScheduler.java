@@ -68,6 +68,16 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         scheduling.carrierLocator = Objects.requireNonNull(locator, "locator");
     }
 
+    /**
+     * Whether the calling thread is one of this scheduler's carriers and is running {@code task}
+     * itself: a task that re-submits itself from its own carrier is yielding. The Loom bridge
+     * uses this to tell a {@code Thread.yield} (which goes to the global queue) from a carrier
+     * waking another virtual thread (which is a hand-off).
+     */
+    public boolean isCurrentTask(Runnable task) {
+        return scheduling.isCurrentTask(task);
+    }
+
     /** Whether {@code thread} is one of this scheduler's carriers. */
     public boolean isCarrier(Thread thread) {
         return scheduling.isOurCarrier(thread);

@@ -144,6 +144,11 @@ final class Scheduling {
         return null;
     }
 
+    /** Whether the calling thread is one of our carriers and is running {@code task} right now. */
+    boolean isCurrentTask(Runnable task) {
+        return Thread.currentThread() instanceof Carrier m && m.scheduling == this && m.running == task;
+    }
+
     boolean isOurCarrier(Thread thread) {
         return thread instanceof Carrier m && m.scheduling == this;
     }
@@ -190,7 +195,7 @@ final class Scheduling {
                 if (m.spinning) {
                     stopSpinning(m);
                 }
-                run(m.p, task);
+                run(m, task);
             }
         } finally {
             liveCarriers.remove(m);
@@ -203,12 +208,15 @@ final class Scheduling {
         }
     }
 
-    private void run(Processor p, Runnable task) {
-        p.count(Counter.TASKS_RUN);
+    private void run(Carrier m, Runnable task) {
+        m.p.count(Counter.TASKS_RUN);
+        m.running = task;
         try {
             task.run();
         } catch (Throwable failure) {
             report(failure);
+        } finally {
+            m.running = null;
         }
     }
 

@@ -1,0 +1,106 @@
+package io.loomgmp.bridge;
+
+import io.loomgmp.dispatcher.GmpScheduler;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.instrument.Instrumentation;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code -javaagent:loom-gmp-agent.jar[=arguments]}: puts every virtual thread of the JVM on one
+ * GMP scheduler. Reached from {@link AgentEntry} once the JDK is known to be 25 or newer.
+ * <ol>
+ *   <li>Read the settings ({@link AgentSettings}); a bad value stops start-up with one line.</li>
+ *   <li>Check that {@code java.lang.VirtualThread} has the shape the rewrite expects; if not,
+ *       stop with a line naming the JDK version, rather than leave ForkJoinPool in place.</li>
+ *   <li>Open {@code java.lang} and export {@code jdk.internal.access} to the agent's module
+ *       (through Instrumentation: the user passes no {@code --add-opens}).</li>
+ *   <li>Build the scheduler, define the hook in {@code java.lang} with it
+ *       ({@link SchedulerHook}), then retransform VirtualThread ({@link VirtualThreadRewriter})
+ *       and check that exactly one site was rewritten.</li>
+ * </ol>
+ * VirtualThread is loaded but not yet initialised when this runs; its static initialiser still
+ * creates the JDK's ForkJoinPool later, which stays unused and starts no thread.
+ */
+public final class GmpAgent {
+    private GmpAgent() {
+    }
+
+    public static void premain(String arguments, Instrumentation instrumentation) {
+        try {
+            install(arguments, instrumentation);
+        } catch (AgentSettings.BadSetting | UnsupportedJdk e) {
+            // An exception escaping premain aborts the JVM with a dump; one clear line instead.
+            System.err.println(e.getMessage());
+            System.exit(1);
+        } catch (Throwable e) {
+            System.err.println("loom-gmp: the agent failed to start: " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void install(String arguments, Instrumentation instrumentation) throws Exception {
+        AgentSettings settings = AgentSettings.parse(arguments, System.getProperties(),
+                Runtime.getRuntime().availableProcessors());
+
+        Class<?> virtualThread = Class.forName("java.lang.VirtualThread", false, null);
+        String problem = VirtualThreadRewriter.shapeProblem(virtualThread, jdkClassBytes());
+        if (problem == null && !instrumentation.isModifiableClass(virtualThread)) {
+            problem = "java.lang.VirtualThread cannot be retransformed";
+        }
+        if (problem != null) {
+            throw new UnsupportedJdk(problem);
+        }
+
+        Module self = GmpAgent.class.getModule();
+        instrumentation.redefineModule(Object.class.getModule(), Set.of(),
+                Map.of("jdk.internal.access", Set.of(self)),
+                Map.of("java.lang", Set.of(self)),
+                Set.of(), Map.of());
+
+        GmpScheduler scheduler = GmpScheduler.builder()
+                .procs(settings.parallelism())
+                .maxCarriers(settings.maxPoolSize())
+                .timeSlice(settings.timeSlice())
+                .name("gmp")
+                .build();
+        SchedulerHook.define(ContinuationExecutor.on(scheduler));
+        Gmp.install(scheduler);
+
+        VirtualThreadRewriter rewriter = new VirtualThreadRewriter();
+        instrumentation.addTransformer(rewriter, true); // stays registered: see VirtualThreadRewriter
+        instrumentation.retransformClasses(virtualThread);
+        if (rewriter.lastFailure() != null) {
+            throw new UnsupportedJdk("rewriting java.lang.VirtualThread failed: " + rewriter.lastFailure());
+        }
+        if (rewriter.lastRewrites() != 1) {
+            throw new UnsupportedJdk("rewrote " + rewriter.lastRewrites() + " reads of DEFAULT_SCHEDULER, expected 1");
+        }
+
+        if (settings.schedtraceMillis() > 0) {
+            SchedTrace.start(scheduler, settings.schedtraceMillis(), System.err);
+        }
+    }
+
+    /** The JDK's own bytes of VirtualThread: class files of named modules are not encapsulated. */
+    private static byte[] jdkClassBytes() throws IOException {
+        try (InputStream in = ClassLoader.getSystemResourceAsStream(VirtualThreadRewriter.VIRTUAL_THREAD + ".class")) {
+            if (in == null) {
+                throw new UnsupportedJdk("cannot read java/lang/VirtualThread.class");
+            }
+            return in.readAllBytes();
+        }
+    }
+
+    /** The running JDK's VirtualThread is not the one the agent knows how to rewrite. */
+    static final class UnsupportedJdk extends RuntimeException {
+        UnsupportedJdk(String problem) {
+            super("loom-gmp: unsupported JDK " + Runtime.version() + " (" + System.getProperty("java.vm.vendor")
+                    + "): " + problem + ". The agent supports JDK 25's java.lang.VirtualThread;"
+                    + " virtual threads would stay on ForkJoinPool, so the JVM does not start.");
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.loomgmp.bridge;
+
+import io.loomgmp.bridge.probe.CarrierProbe;
+import io.loomgmp.bridge.probe.HandOffProbe;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The agent in a forked JVM: every virtual thread on GMP, settings honoured, bad values refused. */
+class AgentIT {
+    private static final Pattern GMP_CARRIER = Pattern.compile("gmp-M\\d+");
+
+    @Test
+    void everyCreationApiAndAChildOfAVirtualThreadRunOnGmpCarriers() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of(), CarrierProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        for (String api : List.of("ofVirtual", "startVirtualThread", "newVirtualThreadPerTaskExecutor",
+                "childOfVirtual", "factory")) {
+            String carrier = jvm.value(api);
+            assertTrue(GMP_CARRIER.matcher(carrier).matches(), api + " ran on " + carrier + "\n" + jvm);
+        }
+        assertEquals(Runtime.getRuntime().availableProcessors(), jvm.number("procs"));
+        assertEquals(Math.max(256, Runtime.getRuntime().availableProcessors()), jvm.number("maxCarriers"));
+        assertEquals(10_000_000, jvm.number("timeSliceNanos"));
+        assertTrue(jvm.number("tasksRun") >= 5, jvm.toString());
+        assertEquals("", jvm.stderr(), "the agent prints nothing when all is well");
+    }
+
+    @Test
+    void jdkPropertiesSetTheProcsAndTheCarrierBound() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null,
+                List.of("-Djdk.virtualThreadScheduler.parallelism=3", "-Djdk.virtualThreadScheduler.maxPoolSize=7"),
+                CarrierProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertEquals(3, jvm.number("snapshotProcs"));
+        assertEquals(7, jvm.number("maxCarriers"));
+    }
+
+    @Test
+    void aMaxPoolSizeBelowTheParallelismLowersItAsInTheJdk() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null,
+                List.of("-Djdk.virtualThreadScheduler.parallelism=6", "-Djdk.virtualThreadScheduler.maxPoolSize=4"),
+                CarrierProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertEquals(4, jvm.number("snapshotProcs"));
+        assertEquals(4, jvm.number("maxCarriers"));
+    }
+
+    @Test
+    void agentArgumentsWinOverProperties() {
+        ForkedJvm jvm = ForkedJvm.withAgent("parallelism=4,timeslice=5ms,maxPoolSize=300",
+                List.of("-Djdk.virtualThreadScheduler.parallelism=3", "-Dgmp.timeslice=20ms"), CarrierProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertEquals(4, jvm.number("snapshotProcs"));
+        assertEquals(300, jvm.number("maxCarriers"));
+        assertEquals(5_000_000, jvm.number("timeSliceNanos"));
+        assertTrue(GMP_CARRIER.matcher(jvm.value("ofVirtual")).matches(), jvm.toString());
+    }
+
+    @Test
+    void gmpTimesliceProperty() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.timeslice=250us"), CarrierProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertEquals(250_000, jvm.number("timeSliceNanos"));
+    }
+
+    @Test
+    void aBadValueStopsStartUpWithOneLineNamingTheSetting() {
+        assertRefused(null, List.of("-Djdk.virtualThreadScheduler.parallelism=abc"),
+                "loom-gmp: bad value \"abc\" for system property jdk.virtualThreadScheduler.parallelism:"
+                        + " expected a whole number from 1 to 32767");
+        assertRefused(null, List.of("-Djdk.virtualThreadScheduler.maxPoolSize=0"),
+                "loom-gmp: bad value \"0\" for system property jdk.virtualThreadScheduler.maxPoolSize:"
+                        + " expected a whole number from 1 to 32767");
+        assertRefused("timeslice=5parsecs", List.of(),
+                "loom-gmp: bad value \"5parsecs\" for agent argument timeslice:"
+                        + " expected a positive duration with a unit: ns, us, ms or s (e.g. 10ms)");
+        assertRefused(null, List.of("-Dgmp.schedtrace=-1"),
+                "loom-gmp: bad value \"-1\" for system property gmp.schedtrace:"
+                        + " expected milliseconds between lines, a whole number (0 turns it off)");
+        assertRefused("procs=2", List.of(),
+                "loom-gmp: unknown agent argument \"procs=2\";"
+                        + " accepted: parallelism=N, maxPoolSize=N, timeslice=DURATION, schedtrace=MS");
+    }
+
+    private static void assertRefused(String agentArguments, List<String> jvmArgs, String expectedLine) {
+        ForkedJvm jvm = ForkedJvm.withAgent(agentArguments, jvmArgs, CarrierProbe.class);
+        assertEquals(1, jvm.exitCode(), jvm.toString());
+        assertEquals(expectedLine, jvm.stderr().strip(), jvm.toString());
+        assertEquals("", jvm.stdout(), "the application never started");
+    }
+
+    @Test
+    void schedtracePrintsGosLineAtTheGivenPeriod() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.schedtrace=50",
+                "-Djdk.virtualThreadScheduler.parallelism=2"), CarrierProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        Pattern line = Pattern.compile("SCHED \\d+ms: gomaxprocs=2 idleprocs=[0-2] threads=\\d+ spinningthreads=\\d+"
+                + " idlethreads=\\d+ runqueue=\\d+ \\[\\d+ \\d+]");
+        List<String> lines = jvm.stderr().lines().toList();
+        assertTrue(lines.size() >= 2, "the probe runs > 100 ms, so at least two lines\n" + jvm);
+        for (String l : lines) {
+            assertTrue(line.matcher(l).matches(), "not a schedtrace line: " + l);
+        }
+    }
+
+    @Test
+    void unparkByAVirtualThreadIsAHandOffAndYieldGoesToTheGlobalQueue() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of(), HandOffProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertTrue(jvm.number("pingpongRunnextHits") >= HandOffProbe.ROUND_TRIPS,
+                "each unpark of a parked partner goes to runnext\n" + jvm);
+        assertTrue(jvm.number("yieldGlobalGrabs") >= HandOffProbe.YIELDS,
+                "each yield goes through the global queue\n" + jvm);
+        assertTrue(jvm.number("yieldRunnextHits") < HandOffProbe.YIELDS / 10,
+                "a yield is not a hand-off\n" + jvm);
+    }
+}
