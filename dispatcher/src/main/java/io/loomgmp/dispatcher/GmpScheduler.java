@@ -21,7 +21,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
 
     private GmpScheduler(Builder builder) {
         this.scheduling = new Scheduling(builder.name, builder.procs, builder.maxCarriers,
-                builder.timeSlice, builder.uncaughtExceptionHandler, builder.carrierLocator);
+                builder.timeSlice, builder.keepAlive, builder.uncaughtExceptionHandler, builder.carrierLocator);
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -78,6 +78,24 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         return scheduling.isCurrentTask(task);
     }
 
+    /**
+     * The fast path of a preemption poll: whether sysmon has asked any P of any scheduler in this
+     * JVM to give up its running task. One volatile read (a plain load on x86).
+     */
+    public static boolean preemptPending() {
+        return Preemption.anyPending();
+    }
+
+    /**
+     * The slow path of a preemption poll: if {@code carrier} is a carrier of any GMP scheduler
+     * and its P has an open preemption request, takes the request and returns true; the caller
+     * (running on that carrier) should then yield. {@code carrier} must be the carrier the
+     * calling code runs on.
+     */
+    public static boolean takePreemptRequest(Thread carrier) {
+        return carrier instanceof Carrier m && m.p != null && Preemption.take(m.p);
+    }
+
     /** Whether {@code thread} is one of this scheduler's carriers. */
     public boolean isCarrier(Thread thread) {
         return scheduling.isOurCarrier(thread);
@@ -102,6 +120,10 @@ public final class GmpScheduler implements Executor, AutoCloseable {
 
     public Duration timeSlice() {
         return scheduling.timeSlice;
+    }
+
+    public Duration keepAlive() {
+        return scheduling.keepAlive;
     }
 
     public boolean isClosed() {
@@ -129,6 +151,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private int procs = Runtime.getRuntime().availableProcessors();
         private int maxCarriers = 256;
         private Duration timeSlice = Duration.ofMillis(10);
+        private Duration keepAlive = Duration.ofSeconds(30);
         private String name = "gmp";
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = Builder::printFailure;
         private CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
@@ -161,6 +184,19 @@ public final class GmpScheduler implements Executor, AutoCloseable {
                 throw new IllegalArgumentException("timeSlice must be positive, was " + timeSlice);
             }
             this.timeSlice = timeSlice;
+            return this;
+        }
+
+        /**
+         * How long a carrier beyond {@code procs} may stay idle before it ends. Such carriers
+         * exist after sysmon handed a blocked carrier's P to a new one. Default 30 s.
+         */
+        public Builder keepAlive(Duration keepAlive) {
+            Objects.requireNonNull(keepAlive, "keepAlive");
+            if (keepAlive.isNegative() || keepAlive.isZero()) {
+                throw new IllegalArgumentException("keepAlive must be positive, was " + keepAlive);
+            }
+            this.keepAlive = keepAlive;
             return this;
         }
 

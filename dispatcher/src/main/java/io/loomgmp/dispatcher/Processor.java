@@ -27,6 +27,9 @@ final class Processor {
     /** The carrier holding this P, or {@code null} when it is idle. Written under the scheduler lock. */
     volatile Carrier owner;
 
+    /** Sysmon asked the running task to give this P up; changed only through {@link Preemption}. */
+    volatile boolean preemptRequested;
+
     /**
      * Counters indexed by {@link Counter#ordinal()}. Holder writes with setOpaque (atomic, no
      * fence: only the holder writes, and the handover under the scheduler lock orders one holder's

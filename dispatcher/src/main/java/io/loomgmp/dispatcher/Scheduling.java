@@ -56,6 +56,7 @@ final class Scheduling {
     final int procs;
     final int maxCarriers;
     final Duration timeSlice;
+    final Duration keepAlive;
     final Processor[] allp;
     final GlobalQueue global = new GlobalQueue();
     final ReentrantLock lock = new ReentrantLock();
@@ -72,12 +73,13 @@ final class Scheduling {
     /** Set under the lock once quiescent after close; carriers then exit instead of parking. */
     private volatile boolean terminated;
 
-    Scheduling(String name, int procs, int maxCarriers, Duration timeSlice,
+    Scheduling(String name, int procs, int maxCarriers, Duration timeSlice, Duration keepAlive,
                Thread.UncaughtExceptionHandler exceptionHandler, CarrierLocator carrierLocator) {
         this.name = name;
         this.procs = procs;
         this.maxCarriers = maxCarriers;
         this.timeSlice = timeSlice;
+        this.keepAlive = keepAlive;
         this.exceptionHandler = exceptionHandler;
         this.carrierLocator = carrierLocator;
         this.allp = new Processor[procs];

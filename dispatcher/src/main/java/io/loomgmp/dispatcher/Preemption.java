@@ -1,0 +1,60 @@
+package io.loomgmp.dispatcher;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Preemption requests: sysmon asks the task running on a P for longer than the time slice to
+ * give the P up. A request is honoured at the P's next scheduling decision (which then skips
+ * {@code runnext} once, so a hand-off chain cannot starve the ring) and by a running virtual
+ * thread at its next preemption poll (which yields).
+ *
+ * <p>{@link #pending} counts the Ps with an open request, over every scheduler in the JVM. A
+ * poll's fast path is one read of it (a volatile int read: a plain load on x86, which the JIT may
+ * not hoist out of the polled loop, unlike a plain field); the slow path, taken only while some
+ * request is open, looks up the caller's own P. Each P's flag changes only by CAS, and the count
+ * moves with each successful CAS, so it is exact once the CASes land.
+ */
+final class Preemption {
+    private static final VarHandle PENDING;
+    private static final VarHandle REQUESTED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PENDING = lookup.findStaticVarHandle(Preemption.class, "pending", int.class);
+            REQUESTED = lookup.findVarHandle(Processor.class, "preemptRequested", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @SuppressWarnings("unused") // accessed through PENDING
+    private static volatile int pending;
+
+    private Preemption() {
+    }
+
+    /** Any thread: whether any P of any scheduler has an open request (the poll's fast path). */
+    static boolean anyPending() {
+        return pending != 0;
+    }
+
+    /** Sysmon: asks {@code p}'s running task to give the P up. Returns false if already asked. */
+    static boolean request(Processor p) {
+        if (REQUESTED.compareAndSet(p, false, true)) {
+            PENDING.getAndAdd(1);
+            return true;
+        }
+        return false;
+    }
+
+    /** Any thread: takes {@code p}'s open request, if any; true if this call took it. */
+    static boolean take(Processor p) {
+        if (p.preemptRequested && REQUESTED.compareAndSet(p, true, false)) {
+            PENDING.getAndAdd(-1);
+            return true;
+        }
+        return false;
+    }
+}
