@@ -22,6 +22,9 @@ final class Carrier extends Thread {
     /** The task this carrier is running, or {@code null}. Owner only (read on the same OS thread). */
     Runnable running;
 
+    /** Set (under the scheduler lock) when this carrier left the idle list to end after its keep-alive. */
+    boolean retired;
+
     /** A P handed to this parked carrier by a waker (Go's m.nextp). Volatile: the hand-over. */
     volatile Processor nextP;
 

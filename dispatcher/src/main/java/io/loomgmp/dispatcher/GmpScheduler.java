@@ -189,7 +189,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
 
         /**
          * How long a carrier beyond {@code procs} may stay idle before it ends. Such carriers
-         * exist after sysmon handed a blocked carrier's P to a new one. Default 30 s.
+         * exist when a wake-up found no parked carrier and started a new one. Default 30 s.
          */
         public Builder keepAlive(Duration keepAlive) {
             Objects.requireNonNull(keepAlive, "keepAlive");

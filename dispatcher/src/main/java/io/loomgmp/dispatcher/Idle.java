@@ -49,6 +49,7 @@ final class Idle {
     /** Must hold the scheduler lock. {@code p}'s queue must be empty and nobody may hold it. */
     void putP(Processor p) {
         p.owner = null;
+        Preemption.take(p); // a request for a task that is gone
         idlePs.push(p);
         idleProcs = idlePs.size();
         scheduling.signalIfQuiescent();
@@ -59,6 +60,7 @@ final class Idle {
         Processor p = idlePs.poll();
         if (p != null) {
             idleProcs = idlePs.size();
+            scheduling.sysmon.wake(); // work is back: sysmon leaves its deep sleep
         }
         return p;
     }
@@ -81,6 +83,19 @@ final class Idle {
     /** Must hold the scheduler lock. Every carrier on the idle list, for shutdown. */
     Carrier[] idleCarrierList() {
         return idleMs.toArray(new Carrier[0]);
+    }
+
+    /**
+     * Must hold the scheduler lock. An idle carrier whose keep-alive ran out leaves the idle list
+     * to end, if there are more carriers than Ps; returns whether it may.
+     */
+    boolean retire(Carrier m) {
+        if (carriers > scheduling.procs && idleMs.remove(m)) {
+            idleCarriers = idleMs.size();
+            carriers = carriers - 1;
+            return true;
+        }
+        return false;
     }
 
     /** Must hold the scheduler lock: a carrier thread ended. */

@@ -26,6 +26,7 @@ import java.util.stream.Collectors;
  * @param overflows         times a full local ring moved half of itself to the global queue
  * @param parks             times a carrier parked on the idle list
  * @param spins             times a carrier started spinning
+ * @param preemptRequests   times sysmon asked a P's running task to give the P up
  */
 public record SchedulerSnapshot(
         String name,
@@ -46,7 +47,8 @@ public record SchedulerSnapshot(
         long stolenTasks,
         long overflows,
         long parks,
-        long spins) {
+        long spins,
+        long preemptRequests) {
 
     public SchedulerSnapshot {
         processors = List.copyOf(processors);
@@ -102,7 +104,8 @@ public record SchedulerSnapshot(
                 .append(" localPops=").append(localPops).append(" globalGrabs=").append(globalGrabs)
                 .append(" fairnessTickGrabs=").append(fairnessTickGrabs).append(" steals=").append(steals)
                 .append(" stolenTasks=").append(stolenTasks).append(" overflows=").append(overflows)
-                .append(" parks=").append(parks).append(" spins=").append(spins);
+                .append(" parks=").append(parks).append(" spins=").append(spins)
+                .append(" preemptRequests=").append(preemptRequests);
         return out.toString();
     }
 }

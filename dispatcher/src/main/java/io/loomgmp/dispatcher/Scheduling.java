@@ -61,6 +61,7 @@ final class Scheduling {
     final GlobalQueue global = new GlobalQueue();
     final ReentrantLock lock = new ReentrantLock();
     final Idle idle = new Idle(lock, this);
+    final Sysmon sysmon;
     private final Condition quiescent = lock.newCondition();
     private final Thread.UncaughtExceptionHandler exceptionHandler;
     private final AtomicInteger carrierSeq = new AtomicInteger();
@@ -84,6 +85,7 @@ final class Scheduling {
         this.carrierLocator = carrierLocator;
         this.allp = new Processor[procs];
         this.stealStrides = coprimesOf(procs);
+        this.sysmon = new Sysmon(this);
         lock.lock();
         try {
             for (int i = procs - 1; i >= 0; i--) { // pushed in reverse so P0 is handed out first
@@ -93,6 +95,7 @@ final class Scheduling {
         } finally {
             lock.unlock();
         }
+        sysmon.start();
     }
 
     // ---------------------------------------------------------------- submit
@@ -192,7 +195,7 @@ final class Scheduling {
             while (true) {
                 Runnable task = findRunnable(m);
                 if (task == null) {
-                    return; // terminated
+                    return; // terminated, or retired after the keep-alive
                 }
                 if (m.spinning) {
                     stopSpinning(m);
@@ -201,11 +204,13 @@ final class Scheduling {
             }
         } finally {
             liveCarriers.remove(m);
-            lock.lock();
-            try {
-                idle.carrierExited();
-            } finally {
-                lock.unlock();
+            if (!m.retired) {
+                lock.lock();
+                try {
+                    idle.carrierExited();
+                } finally {
+                    lock.unlock();
+                }
             }
         }
     }
@@ -262,11 +267,17 @@ final class Scheduling {
                     return task;
                 }
             }
-            // 2. runnext: a hand-off from the task that just ran; shares its time slice.
-            Runnable task = p.runQueue.pollNext();
-            if (task != null) {
-                p.count(Counter.RUNNEXT_HITS);
-                return task;
+            // 2. runnext: a hand-off from the task that just ran; shares its time slice. Skipped
+            // once when sysmon asked for preemption: a hand-off chain (a ping-pong pair) would
+            // otherwise keep the P to itself, since runnext never starts a new slice.
+            boolean preempted = p.preemptRequested && Preemption.take(p);
+            Runnable task;
+            if (!preempted) {
+                task = p.runQueue.pollNext();
+                if (task != null) {
+                    p.count(Counter.RUNNEXT_HITS);
+                    return task;
+                }
             }
             // 3. The local ring.
             task = p.runQueue.poll();
@@ -284,6 +295,15 @@ final class Scheduling {
                     lock.unlock();
                 }
                 if (task != null) {
+                    p.tick();
+                    return task;
+                }
+            }
+            // The skipped runnext, now with a new time slice, before looking elsewhere.
+            if (preempted) {
+                task = p.runQueue.pollNext();
+                if (task != null) {
+                    p.count(Counter.RUNNEXT_HITS);
                     p.tick();
                     return task;
                 }
@@ -473,14 +493,39 @@ final class Scheduling {
         return true;
     }
 
-    /** Waits for the P a waker hands over in {@code m.nextP}; null once terminated. */
+    /**
+     * Waits for the P a waker hands over in {@code m.nextP}. Returns null once the scheduler has
+     * terminated, or when {@code m} retired: a carrier beyond {@code procs} that waited a whole
+     * keep-alive leaves the idle list and ends.
+     */
     private Processor takeNextP(Carrier m) {
+        long parkedAt = System.nanoTime();
+        long keepAliveNanos = keepAlive.toNanos();
         Processor p;
         while ((p = m.nextP) == null) {
             if (terminated) {
                 return null;
             }
-            LockSupport.park(this);
+            if (idle.carriers() <= procs) {
+                LockSupport.park(this);
+                parkedAt = System.nanoTime(); // the keep-alive counts from when it became spare
+                continue;
+            }
+            long left = keepAliveNanos - (System.nanoTime() - parkedAt);
+            if (left > 0) {
+                LockSupport.parkNanos(this, left);
+                continue;
+            }
+            lock.lock();
+            try {
+                // Off the idle list under the lock, so no waker can hand us a P afterwards.
+                if (m.nextP == null && idle.retire(m)) {
+                    m.retired = true;
+                    return null;
+                }
+            } finally {
+                lock.unlock();
+            }
         }
         m.nextP = null;
         return p;
@@ -502,6 +547,10 @@ final class Scheduling {
 
     boolean isClosed() {
         return closed;
+    }
+
+    boolean isTerminated() {
+        return terminated;
     }
 
     /**
@@ -532,6 +581,14 @@ final class Scheduling {
         }
         for (Carrier m : parked) {
             LockSupport.unpark(m);
+        }
+        while (true) {
+            try {
+                sysmon.stop();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
         for (Carrier m : List.copyOf(liveCarriers)) {
             LockSupport.unpark(m);
@@ -578,7 +635,8 @@ final class Scheduling {
                 totals[Counter.STOLEN_TASKS.ordinal()],
                 totals[Counter.OVERFLOWS.ordinal()],
                 idle.parks.sum(),
-                totals[Counter.SPINS.ordinal()]);
+                totals[Counter.SPINS.ordinal()],
+                sysmon.preemptRequests.sum());
     }
 
     /** Strides coprime with n, so that {@code i = (i + stride) % n} visits every P once (Go's randomOrder). */

@@ -89,7 +89,7 @@ class GmpSchedulerTest {
                 ran.incrementAndGet();
             });
         }
-        s.close();
+        Probe.closeWithin(s, BOUND);
         assertEquals(4_000, ran.get(), "close() returns only after the queued work and its children ran");
         assertTrue(s.isClosed());
         RejectedExecutionException e = assertThrows(RejectedExecutionException.class, () -> s.execute(() -> { }));

@@ -39,6 +39,29 @@ final class Probe {
         }
     }
 
+    /** Closes {@code scheduler}, failing with its snapshot and carrier stacks if that takes too long. */
+    static void closeWithin(GmpScheduler scheduler, Duration bound) {
+        Thread closer = Thread.ofPlatform().name("closer").start(scheduler::close);
+        try {
+            closer.join(bound);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("interrupted waiting for close()");
+        }
+        if (closer.isAlive()) {
+            StringBuilder stacks = new StringBuilder();
+            Thread.getAllStackTraces().forEach((thread, frames) -> {
+                if (thread.getName().startsWith(scheduler.name()) || thread == closer) {
+                    stacks.append(thread).append(' ').append(thread.getState()).append('\n');
+                    for (StackTraceElement frame : frames) {
+                        stacks.append("    at ").append(frame).append('\n');
+                    }
+                }
+            });
+            fail("close() did not return within " + bound + "\n" + scheduler.snapshot() + "\n" + stacks);
+        }
+    }
+
     /** Busy-waits, so the carrier stays on its P. */
     static void spin(Duration duration) {
         long end = System.nanoTime() + duration.toNanos();

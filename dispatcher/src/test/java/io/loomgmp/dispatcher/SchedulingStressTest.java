@@ -31,7 +31,8 @@ class SchedulingStressTest {
         AtomicLong submitted = new AtomicLong();
         AtomicLong completed = new AtomicLong();
         SplittableRandom random = new SplittableRandom(42 + procs);
-        try (GmpScheduler s = GmpScheduler.builder().procs(procs).name("soak" + procs).build()) {
+        try (GmpScheduler s = GmpScheduler.builder().procs(procs).name("soak" + procs)
+                .keepAlive(Duration.ofMillis(100)).build()) {
             long end = System.nanoTime() + duration.toNanos();
             int rounds = 0;
             while (System.nanoTime() - end < 0) {
@@ -56,6 +57,9 @@ class SchedulingStressTest {
                 }
             }
             assertEquals(submitted.get(), completed.get());
+            // Wake-ups that found no parked carrier started extra ones; idle past the keep-alive, they end.
+            Probe.awaitTrue(() -> s.snapshot().carriers() <= procs, Duration.ofSeconds(10), s,
+                    "spare carriers retiring after the keep-alive");
             System.out.println("[soak procs=" + procs + ", " + rounds + " rounds] " + s.snapshot());
         }
     }

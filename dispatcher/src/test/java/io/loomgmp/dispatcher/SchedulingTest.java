@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -148,6 +149,40 @@ class SchedulingTest {
             SchedulerSnapshot snap = s.snapshot();
             assertEquals(1, snap.overflows(), snap.toString());
             assertEquals(tasks + 1, snap.tasksRun());
+        }
+    }
+
+    @Test
+    void sysmonBreaksAPingPongPairSoATaskQueuedBehindItRunsWithinTwoTimeSlices() {
+        Duration slice = Duration.ofMillis(100);
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).timeSlice(slice).build()) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong queuedAt = new AtomicLong();
+            AtomicLong ranAt = new AtomicLong();
+            CountDownLatch ran = new CountDownLatch(1);
+            Runnable[] pair = new Runnable[2];
+            for (int i = 0; i < 2; i++) {
+                int other = 1 - i;
+                pair[i] = () -> {
+                    if (!stop.get()) {
+                        s.submit(pair[other], Placement.RUNNEXT); // hand-offs share one time slice
+                    }
+                };
+            }
+            s.execute(() -> {
+                s.submit(pair[0], Placement.RUNNEXT);
+                queuedAt.set(System.nanoTime());
+                s.submit(() -> {
+                    ranAt.set(System.nanoTime());
+                    ran.countDown();
+                }, Placement.LOCAL); // behind the pair, on the same P
+            });
+            Probe.await(ran, BOUND, s, "the task queued behind the ping-pong pair");
+            stop.set(true);
+            Duration waited = Duration.ofNanos(ranAt.get() - queuedAt.get());
+            assertTrue(waited.compareTo(slice.multipliedBy(2)) <= 0,
+                    "waited " + waited + " behind the pair\n" + s.snapshot());
+            assertTrue(s.snapshot().preemptRequests() >= 1, s.snapshot().toString());
         }
     }
 

@@ -2,6 +2,7 @@ package io.loomgmp.bridge;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
@@ -18,17 +19,32 @@ import java.util.regex.Pattern;
  *   <tr><td>parallelism</td><td>jdk.virtualThreadScheduler.parallelism</td><td>1 to 32767</td><td>available processors</td></tr>
  *   <tr><td>maxPoolSize</td><td>jdk.virtualThreadScheduler.maxPoolSize</td><td>1 to 32767</td><td>max(parallelism, 256)</td></tr>
  *   <tr><td>timeslice</td><td>gmp.timeslice</td><td>a positive duration: 10ms, 500us, 1s</td><td>10ms</td></tr>
+ *   <tr><td>keepalive</td><td>gmp.keepalive</td><td>a positive duration: how long a spare idle carrier lives</td><td>30s</td></tr>
  *   <tr><td>schedtrace</td><td>gmp.schedtrace</td><td>milliseconds between schedtrace lines, 0 = off</td><td>0</td></tr>
+ *   <tr><td>preempt</td><td>gmp.preempt</td><td>true or false: preemption polls at loop back-edges</td><td>true</td></tr>
+ *   <tr><td>preempt.include</td><td>gmp.preempt.include</td><td>binary-name prefixes separated by {@code ;}:
+ *       only these classes get polls</td><td>every application class</td></tr>
+ *   <tr><td>preempt.exclude</td><td>gmp.preempt.exclude</td><td>binary-name prefixes separated by {@code ;}:
+ *       these classes get none</td><td>none</td></tr>
  * </table>
  * As in the JDK, a {@code maxPoolSize} below {@code parallelism} lowers the parallelism. The JDK
  * properties are checked even when an agent argument overrides them, because the JDK still reads
  * them to build its (unused) ForkJoinPool, and fails on a value it cannot take.
+ *
+ * <p>Prefixes are separated by {@code ;} because agent arguments are separated by {@code ,}. Each
+ * is a dotted Java name compared with the start of a class's binary name, so {@code com.acme.}
+ * means the package {@code com.acme} and its subpackages (see {@link PreemptionPolls}).
  */
-record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, long schedtraceMillis) {
+record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Duration keepAlive, long schedtraceMillis,
+                     boolean preempt, List<String> preemptInclude, List<String> preemptExclude) {
     static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
     static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
     static final String TIMESLICE = "gmp.timeslice";
+    static final String KEEPALIVE = "gmp.keepalive";
     static final String SCHEDTRACE = "gmp.schedtrace";
+    static final String PREEMPT = "gmp.preempt";
+    static final String PREEMPT_INCLUDE = "gmp.preempt.include";
+    static final String PREEMPT_EXCLUDE = "gmp.preempt.exclude";
     /** ForkJoinPool's limit, which the JDK applies to the same properties. */
     static final int MAX_PARALLELISM = 0x7fff;
 
@@ -36,8 +52,23 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, long 
             "parallelism", PARALLELISM,
             "maxPoolSize", MAX_POOL_SIZE,
             "timeslice", TIMESLICE,
-            "schedtrace", SCHEDTRACE);
+            "keepalive", KEEPALIVE,
+            "schedtrace", SCHEDTRACE,
+            "preempt", PREEMPT,
+            "preempt.include", PREEMPT_INCLUDE,
+            "preempt.exclude", PREEMPT_EXCLUDE);
+    private static final String ACCEPTED_ARGUMENTS = "parallelism=N, maxPoolSize=N, timeslice=DURATION,"
+            + " keepalive=DURATION, schedtrace=MS, preempt=true|false, preempt.include=PREFIXES,"
+            + " preempt.exclude=PREFIXES";
     private static final Pattern DURATION = Pattern.compile("(\\d{1,18})(ns|us|ms|s)");
+    /** A dotted Java name, optionally ending with a dot: {@code com.acme.}, {@code com.acme.Main}. */
+    private static final Pattern PREFIX = Pattern.compile(
+            "\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*\\.?");
+
+    AgentSettings {
+        preemptInclude = List.copyOf(preemptInclude);
+        preemptExclude = List.copyOf(preemptExclude);
+    }
 
     /** A setting with a value it cannot take; the message is the one line printed at start-up. */
     static final class BadSetting extends RuntimeException {
@@ -66,7 +97,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, long 
                 String property = PROPERTY_OF_ARGUMENT.get(key);
                 if (property == null || eq < 0) {
                     throw new BadSetting("loom-gmp: unknown agent argument \"" + argument.trim()
-                            + "\"; accepted: parallelism=N, maxPoolSize=N, timeslice=DURATION, schedtrace=MS");
+                            + "\"; accepted: " + ACCEPTED_ARGUMENTS);
                 }
                 String value = argument.substring(eq + 1).trim();
                 check(property, value, "agent argument " + key);
@@ -83,8 +114,11 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, long 
             maxPoolSize = Math.max(parallelism, 256);
         }
         Duration timeSlice = values.containsKey(TIMESLICE) ? duration(values.get(TIMESLICE)) : Duration.ofMillis(10);
+        Duration keepAlive = values.containsKey(KEEPALIVE) ? duration(values.get(KEEPALIVE)) : Duration.ofSeconds(30);
         long schedtrace = values.containsKey(SCHEDTRACE) ? Long.parseLong(values.get(SCHEDTRACE)) : 0;
-        return new AgentSettings(parallelism, maxPoolSize, timeSlice, schedtrace);
+        boolean preempt = !"false".equals(values.get(PREEMPT));
+        return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtrace, preempt,
+                prefixes(values.get(PREEMPT_INCLUDE)), prefixes(values.get(PREEMPT_EXCLUDE)));
     }
 
     private static void check(String property, String value, String source) {
@@ -94,7 +128,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, long 
                     throw bad(source, value, "a whole number from 1 to " + MAX_PARALLELISM);
                 }
             }
-            case TIMESLICE -> {
+            case TIMESLICE, KEEPALIVE -> {
                 boolean positive;
                 try {
                     positive = DURATION.matcher(value).matches() && !duration(value).isZero();
@@ -102,7 +136,8 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, long 
                     positive = false;
                 }
                 if (!positive) {
-                    throw bad(source, value, "a positive duration with a unit: ns, us, ms or s (e.g. 10ms)");
+                    throw bad(source, value, "a positive duration with a unit: ns, us, ms or s (e.g. "
+                            + (property.equals(TIMESLICE) ? "10ms" : "30s") + ")");
                 }
             }
             case SCHEDTRACE -> {
@@ -110,8 +145,27 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, long 
                     throw bad(source, value, "milliseconds between lines, a whole number (0 turns it off)");
                 }
             }
+            case PREEMPT -> {
+                if (!value.equals("true") && !value.equals("false")) {
+                    throw bad(source, value, "true or false");
+                }
+            }
+            case PREEMPT_INCLUDE, PREEMPT_EXCLUDE -> {
+                // -1: keep empty items, so that "a.;;b." and a trailing ";" are refused, not ignored.
+                for (String prefix : value.split(";", -1)) {
+                    if (!PREFIX.matcher(prefix).matches()) {
+                        throw bad(source, value, "package prefixes separated by ';' such as com.acme.;org.example."
+                                + " (\"" + prefix + "\" is not a dotted Java name)");
+                    }
+                }
+            }
             default -> throw new IllegalArgumentException(property);
         }
+    }
+
+    /** A checked list of prefixes, or none. */
+    private static List<String> prefixes(String value) {
+        return value == null ? List.of() : List.of(value.split(";"));
     }
 
     private static Duration duration(String value) {

@@ -20,6 +20,10 @@ import java.util.Set;
  *   <li>Build the scheduler, define the hook in {@code java.lang} with it
  *       ({@link SchedulerHook}), then retransform VirtualThread ({@link VirtualThreadRewriter})
  *       and check that exactly one site was rewritten.</li>
+ *   <li>Unless {@code preempt=false}, register {@link PreemptionPolls}, so that every application
+ *       class loaded from then on gets a preemption poll at each loop back-edge. It is not a
+ *       retransforming transformer: classes already loaded (the agent's own, the JDK's) keep
+ *       their bytes.</li>
  * </ol>
  * VirtualThread is loaded but not yet initialised when this runs; its static initialiser still
  * creates the JDK's ForkJoinPool later, which stays unused and starts no thread.
@@ -65,6 +69,7 @@ public final class GmpAgent {
                 .procs(settings.parallelism())
                 .maxCarriers(settings.maxPoolSize())
                 .timeSlice(settings.timeSlice())
+                .keepAlive(settings.keepAlive())
                 .name("gmp")
                 .build();
         SchedulerHook.define(ContinuationExecutor.on(scheduler));
@@ -78,6 +83,10 @@ public final class GmpAgent {
         }
         if (rewriter.lastRewrites() != 1) {
             throw new UnsupportedJdk("rewrote " + rewriter.lastRewrites() + " reads of DEFAULT_SCHEDULER, expected 1");
+        }
+        if (settings.preempt()) {
+            instrumentation.addTransformer(new PreemptionPolls(settings.preemptInclude(), settings.preemptExclude(),
+                    instrumentation), false);
         }
 
         if (settings.schedtraceMillis() > 0) {

@@ -26,6 +26,7 @@ class AgentIT {
         assertEquals(Runtime.getRuntime().availableProcessors(), jvm.number("procs"));
         assertEquals(Math.max(256, Runtime.getRuntime().availableProcessors()), jvm.number("maxCarriers"));
         assertEquals(10_000_000, jvm.number("timeSliceNanos"));
+        assertEquals(30_000_000_000L, jvm.number("keepAliveNanos"));
         assertTrue(jvm.number("tasksRun") >= 5, jvm.toString());
         assertEquals("", jvm.stderr(), "the agent prints nothing when all is well");
     }
@@ -52,20 +53,24 @@ class AgentIT {
 
     @Test
     void agentArgumentsWinOverProperties() {
-        ForkedJvm jvm = ForkedJvm.withAgent("parallelism=4,timeslice=5ms,maxPoolSize=300",
-                List.of("-Djdk.virtualThreadScheduler.parallelism=3", "-Dgmp.timeslice=20ms"), CarrierProbe.class);
+        ForkedJvm jvm = ForkedJvm.withAgent("parallelism=4,timeslice=5ms,maxPoolSize=300,keepalive=5s",
+                List.of("-Djdk.virtualThreadScheduler.parallelism=3", "-Dgmp.timeslice=20ms", "-Dgmp.keepalive=20s"),
+                CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals(4, jvm.number("snapshotProcs"));
         assertEquals(300, jvm.number("maxCarriers"));
         assertEquals(5_000_000, jvm.number("timeSliceNanos"));
+        assertEquals(5_000_000_000L, jvm.number("keepAliveNanos"));
         assertTrue(GMP_CARRIER.matcher(jvm.value("ofVirtual")).matches(), jvm.toString());
     }
 
     @Test
-    void gmpTimesliceProperty() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.timeslice=250us"), CarrierProbe.class);
+    void gmpTimesliceAndKeepaliveProperties() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.timeslice=250us", "-Dgmp.keepalive=1500ms"),
+                CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals(250_000, jvm.number("timeSliceNanos"));
+        assertEquals(1_500_000_000L, jvm.number("keepAliveNanos"));
     }
 
     @Test
@@ -82,9 +87,19 @@ class AgentIT {
         assertRefused(null, List.of("-Dgmp.schedtrace=-1"),
                 "loom-gmp: bad value \"-1\" for system property gmp.schedtrace:"
                         + " expected milliseconds between lines, a whole number (0 turns it off)");
+        assertRefused(null, List.of("-Dgmp.preempt=no"),
+                "loom-gmp: bad value \"no\" for system property gmp.preempt: expected true or false");
+        assertRefused("preempt.include=com.acme.;org..example", List.of(),
+                "loom-gmp: bad value \"com.acme.;org..example\" for agent argument preempt.include:"
+                        + " expected package prefixes separated by ';' such as com.acme.;org.example."
+                        + " (\"org..example\" is not a dotted Java name)");
+        assertRefused(null, List.of("-Dgmp.keepalive=-1s"),
+                "loom-gmp: bad value \"-1s\" for system property gmp.keepalive:"
+                        + " expected a positive duration with a unit: ns, us, ms or s (e.g. 30s)");
         assertRefused("procs=2", List.of(),
-                "loom-gmp: unknown agent argument \"procs=2\";"
-                        + " accepted: parallelism=N, maxPoolSize=N, timeslice=DURATION, schedtrace=MS");
+                "loom-gmp: unknown agent argument \"procs=2\"; accepted: parallelism=N, maxPoolSize=N,"
+                        + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
+                        + " preempt.include=PREFIXES, preempt.exclude=PREFIXES");
     }
 
     private static void assertRefused(String agentArguments, List<String> jvmArgs, String expectedLine) {

@@ -3,10 +3,13 @@ package io.loomgmp.bridge;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class AgentSettingsTest {
     private static Properties props(String... keyValues) {
@@ -17,17 +20,45 @@ class AgentSettingsTest {
         return p;
     }
 
+    /** The defaults but for the parallelism and the carrier bound. */
+    private static AgentSettings defaults(int parallelism, int maxPoolSize) {
+        return new AgentSettings(parallelism, maxPoolSize, Duration.ofMillis(10), Duration.ofSeconds(30), 0,
+                true, List.of(), List.of());
+    }
+
     @Test
     void defaultsFollowTheJdk() {
-        assertEquals(new AgentSettings(8, 256, Duration.ofMillis(10), 0), AgentSettings.parse(null, props(), 8));
-        assertEquals(new AgentSettings(300, 300, Duration.ofMillis(10), 0),
-                AgentSettings.parse("", props(AgentSettings.PARALLELISM, "300"), 8));
+        assertEquals(defaults(8, 256), AgentSettings.parse(null, props(), 8));
+        assertEquals(defaults(300, 300), AgentSettings.parse("", props(AgentSettings.PARALLELISM, "300"), 8));
     }
 
     @Test
     void maxPoolSizeCapsParallelism() {
-        assertEquals(new AgentSettings(2, 2, Duration.ofMillis(10), 0),
-                AgentSettings.parse(null, props(AgentSettings.MAX_POOL_SIZE, "2"), 8));
+        assertEquals(defaults(2, 2), AgentSettings.parse(null, props(AgentSettings.MAX_POOL_SIZE, "2"), 8));
+    }
+
+    @Test
+    void keepAliveIsADuration() {
+        assertEquals(Duration.ofSeconds(5), AgentSettings.parse("keepalive=5s", props(), 1).keepAlive());
+        assertEquals(Duration.ofMillis(250), AgentSettings.parse(null, props(AgentSettings.KEEPALIVE, "250ms"), 1).keepAlive());
+        assertEquals(Duration.ofSeconds(5),
+                AgentSettings.parse("keepalive=5s", props(AgentSettings.KEEPALIVE, "250ms"), 1).keepAlive(),
+                "the agent argument wins");
+    }
+
+    @Test
+    void preemptionPollsCanBeTurnedOffAndScoped() {
+        assertFalse(AgentSettings.parse("preempt=false", props(), 1).preempt());
+        assertFalse(AgentSettings.parse(null, props(AgentSettings.PREEMPT, "false"), 1).preempt());
+        assertTrue(AgentSettings.parse("preempt=true", props(AgentSettings.PREEMPT, "false"), 1).preempt());
+
+        AgentSettings scoped = AgentSettings.parse("preempt.include=com.acme.;org.example.Main,parallelism=2",
+                props(AgentSettings.PREEMPT_EXCLUDE, "com.acme.generated.;com.acme.Proxy$"), 1);
+        assertEquals(List.of("com.acme.", "org.example.Main"), scoped.preemptInclude());
+        assertEquals(List.of("com.acme.generated.", "com.acme.Proxy$"), scoped.preemptExclude());
+        assertEquals(2, scoped.parallelism(), "a ; inside an argument does not end it");
+        assertEquals(List.of("\u00e9t\u00e9."), AgentSettings.parse("preempt.include=\u00e9t\u00e9.", props(), 1).preemptInclude(),
+                "any Java identifier");
     }
 
     @Test
@@ -50,7 +81,38 @@ class AgentSettingsTest {
         assertBad("loom-gmp: bad value \" 4\" for system property jdk.virtualThreadScheduler.parallelism:"
                 + " expected a whole number from 1 to 32767", "parallelism=4", props(AgentSettings.PARALLELISM, " 4"));
         assertBad("loom-gmp: unknown agent argument \"verbose\"; accepted: parallelism=N, maxPoolSize=N,"
-                + " timeslice=DURATION, schedtrace=MS", "verbose", props());
+                + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
+                + " preempt.include=PREFIXES, preempt.exclude=PREFIXES", "verbose", props());
+    }
+
+    @Test
+    void badPreemptionAndKeepAliveValuesAreRefusedWithTheSettingNamed() {
+        assertBad("loom-gmp: bad value \"0s\" for agent argument keepalive: expected a positive duration with a unit:"
+                + " ns, us, ms or s (e.g. 30s)", "keepalive=0s", props());
+        assertBad("loom-gmp: bad value \"30\" for system property gmp.keepalive: expected a positive duration with a"
+                + " unit: ns, us, ms or s (e.g. 30s)", null, props(AgentSettings.KEEPALIVE, "30"));
+        assertBad("loom-gmp: bad value \"yes\" for system property gmp.preempt: expected true or false",
+                null, props(AgentSettings.PREEMPT, "yes"));
+        assertBad("loom-gmp: bad value \"False\" for agent argument preempt: expected true or false",
+                "preempt=False", props());
+        assertBad("loom-gmp: bad value \"com..acme\" for agent argument preempt.include: expected package prefixes"
+                + " separated by ';' such as com.acme.;org.example. (\"com..acme\" is not a dotted Java name)",
+                "preempt.include=com..acme", props());
+        assertBad("loom-gmp: bad value \"com.acme.;;org.x.\" for system property gmp.preempt.exclude: expected package"
+                + " prefixes separated by ';' such as com.acme.;org.example. (\"\" is not a dotted Java name)",
+                null, props(AgentSettings.PREEMPT_EXCLUDE, "com.acme.;;org.x."));
+        assertBad("loom-gmp: bad value \"com.acme.;\" for system property gmp.preempt.include: expected package"
+                + " prefixes separated by ';' such as com.acme.;org.example. (\"\" is not a dotted Java name)",
+                null, props(AgentSettings.PREEMPT_INCLUDE, "com.acme.;"));
+        assertBad("loom-gmp: bad value \"com/acme/\" for agent argument preempt.exclude: expected package prefixes"
+                + " separated by ';' such as com.acme.;org.example. (\"com/acme/\" is not a dotted Java name)",
+                "preempt.exclude=com/acme/", props());
+        assertBad("loom-gmp: bad value \"9lives.\" for agent argument preempt.include: expected package prefixes"
+                + " separated by ';' such as com.acme.;org.example. (\"9lives.\" is not a dotted Java name)",
+                "preempt.include=9lives.", props());
+        assertBad("loom-gmp: bad value \"\" for system property gmp.preempt.include: expected package prefixes"
+                + " separated by ';' such as com.acme.;org.example. (\"\" is not a dotted Java name)",
+                null, props(AgentSettings.PREEMPT_INCLUDE, ""));
     }
 
     private static void assertBad(String message, String arguments, Properties properties) {

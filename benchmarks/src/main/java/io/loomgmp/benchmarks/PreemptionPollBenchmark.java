@@ -1,0 +1,112 @@
+package io.loomgmp.benchmarks;
+
+import io.loomgmp.bridge.Gmp;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a preemption poll costs in a CPU-bound loop when no preemption is requested, which is
+ * the case at nearly every back-edge: the same loop without a poll and with
+ * {@link Gmp#checkpoint()} exactly where the agent puts it, immediately before the {@code goto}
+ * that closes the loop (javac compiles each {@code *Polled} loop to
+ * {@code ... iinc; invokestatic Gmp.checkpoint; goto head}, the agent's output for the plain one).
+ * <ul>
+ *   <li>{@code sum*}: summing an int array, a loop the JIT unrolls and vectorises; the poll's
+ *       volatile read may cost it those optimisations, which is part of the poll's price.</li>
+ *   <li>{@code xorshift*}: Marsaglia's xorshift64, a chain of dependent shifts and xors that the
+ *       JIT can neither vectorise nor fold across iterations; the poll's load and branch sit off
+ *       that chain. (Not a linear congruential generator: after unrolling, C2 rewrites
+ *       {@code (x*M + C)*M + C} as {@code x*M*M + (C*M + C)}, so that chain collapses, and
+ *       differently with a poll, whose slow path keeps each intermediate value live.)</li>
+ * </ul>
+ * Each invocation runs {@code size} iterations, so the poll's cost per back-edge is
+ * (polled - plain) / size. The loops keep their bounds in locals: in a loop that reads a field
+ * each iteration the poll's volatile read also keeps the JIT from hoisting that read, a further
+ * cost these loops leave out. Run: {@code java -jar benchmarks/target/benchmarks.jar PreemptionPoll}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Thread)
+public class PreemptionPollBenchmark {
+    @Param("1000")
+    int size;
+
+    private int[] values;
+    private long seed;
+
+    @Setup
+    public void setUp() {
+        SplittableRandom random = new SplittableRandom(42);
+        values = random.ints(size).toArray();
+        seed = random.nextLong() | 1; // non-zero (xorshift's fixed point); a field, so it is not a constant
+    }
+
+    @Benchmark
+    public int sum() {
+        int[] a = values;
+        int sum = 0;
+        int i = 0;
+        while (i < a.length) {
+            sum += a[i];
+            i++;
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public int sumPolled() {
+        int[] a = values;
+        int sum = 0;
+        int i = 0;
+        while (i < a.length) {
+            sum += a[i];
+            i++;
+            Gmp.checkpoint();
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public long xorshift() {
+        long x = seed;
+        int n = size;
+        int i = 0;
+        while (i < n) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            i++;
+        }
+        return x;
+    }
+
+    @Benchmark
+    public long xorshiftPolled() {
+        long x = seed;
+        int n = size;
+        int i = 0;
+        while (i < n) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            i++;
+            Gmp.checkpoint();
+        }
+        return x;
+    }
+}

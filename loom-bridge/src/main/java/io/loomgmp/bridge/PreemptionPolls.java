@@ -1,0 +1,254 @@
+package io.loomgmp.bridge;
+
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassHierarchyResolver;
+import java.lang.classfile.ClassHierarchyResolver.ClassHierarchyInfo;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.ClassTransform;
+import java.lang.classfile.CodeBuilder;
+import java.lang.classfile.CodeElement;
+import java.lang.classfile.CodeModel;
+import java.lang.classfile.CodeTransform;
+import java.lang.classfile.Label;
+import java.lang.classfile.MethodModel;
+import java.lang.classfile.attribute.CodeAttribute;
+import java.lang.classfile.instruction.BranchInstruction;
+import java.lang.classfile.instruction.LabelTarget;
+import java.lang.constant.ClassDesc;
+import java.lang.constant.ConstantDescs;
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Inserts a preemption poll, {@code invokestatic io/loomgmp/bridge/Gmp.checkpoint()V}, before
+ * every loop back-edge of application classes as they are loaded. JDK 25 cannot preempt a
+ * virtual thread, so these polls are how a CPU-bound one gives its carrier up when sysmon asks
+ * (see {@link Gmp#checkpoint()}).
+ *
+ * <p><b>Which classes.</b> Classes defined by a loader other than the boot and platform loaders
+ * (the JDK's own code is never touched), except loom-gmp's own ({@code io.loomgmp.}), classes
+ * being redefined or retransformed (the JVM hands those over with bytes this transformer may
+ * already have changed, and a redefinition may not change the schema anyway), and classes whose
+ * loader cannot link to {@code Gmp} (see {@link #reachesGmp}). {@code gmp.preempt.include}
+ * narrows the set to the given binary-name prefixes, {@code gmp.preempt.exclude} removes
+ * prefixes; an exclusion wins over an inclusion. The module of a class in a named module is made
+ * to read the agent's module first (see {@link #canRead}).
+ *
+ * <p><b>Where.</b> A back-edge is a branch instruction (conditional or {@code goto}) whose target
+ * label is bound earlier in the method's code. The ClassFile API streams a method's code in
+ * bytecode order with a {@link LabelTarget} where each label is bound, so "bound earlier" is "seen
+ * earlier in the stream". Every cycle of branches contains a backward branch, so every loop that
+ * javac, kotlinc or scalac emits gets a poll; a cycle closed only by a switch, an exception edge
+ * or {@code jsr}/{@code ret} (none of which compilers emit for loops) gets none. The poll goes
+ * <em>before</em> the branch: {@code checkpoint()V} neither pops nor pushes, so a conditional
+ * branch's operands stay on the stack untouched, and a label bound just before the branch still
+ * leads through the poll. A method that the polls would push past HotSpot's limit for compiling
+ * keeps its loops unpolled (see {@link #HUGE_METHOD_LIMIT}).
+ *
+ * <p><b>Stack maps.</b> Inserting code moves offsets, so the ClassFile API regenerates the
+ * StackMapTable of each changed method (class files of version 50 and later; older ones have
+ * none and need none). Merging two reference types at a join point needs the class hierarchy.
+ * The API's default resolver is of no use here: it <em>loads</em> classes through the system
+ * loader, which from inside a transformer re-enters class loading, may define classes in the
+ * wrong loader, and cannot see other loaders' classes. This resolver only reads class files: the
+ * class being transformed from its own bytes (it may have no resource: generated classes), then
+ * the defining loader's resources (which delegate to its parents, down to the JDK's class files),
+ * then the platform loader's, for a loader that hides its parents' resources.
+ *
+ * <p><b>Failure.</b> Whatever fails (an unresolvable class, a method that would outgrow 64 KiB, a
+ * malformed class file) leaves the class exactly as it was ({@code null} is returned) and is
+ * counted ({@link #failures()}): a class without polls is better than a class that does not load.
+ *
+ * <p>Any thread may call {@link #transform}, concurrently; the only shared state is the failure
+ * count.
+ */
+final class PreemptionPolls implements ClassFileTransformer {
+    static final ClassDesc GMP = ClassDesc.of(Gmp.class.getName());
+    static final String CHECKPOINT = "checkpoint";
+    private static final String OWN_PREFIX = "io/loomgmp/";
+    /**
+     * HotSpot compiles no method with more bytecode than this ({@code HugeMethodLimit}, fixed in
+     * product builds; {@code -XX:-DontCompileHugeMethods} lifts it). A poll adds 3 bytes, so a
+     * method just under the limit would silently become interpreted-only: such a method keeps its
+     * loops unpolled instead.
+     */
+    static final int HUGE_METHOD_LIMIT = 8000;
+    private static final int POLL_BYTES = 3; // invokestatic + a constant pool index
+
+    private final List<String> include; // internal-name prefixes ("com/acme/"); empty: every class
+    private final List<String> exclude;
+    private final Instrumentation instrumentation; // null: classes of named modules are left alone
+    private final AtomicLong failures = new AtomicLong();
+
+    /**
+     * @param include binary-name prefixes ({@code com.acme.}); empty means every class
+     * @param exclude binary-name prefixes to leave alone
+     * @param instrumentation to let a named module read loom-gmp, or null to leave the classes of
+     *        named modules that cannot read it alone
+     */
+    PreemptionPolls(List<String> include, List<String> exclude, Instrumentation instrumentation) {
+        this.include = internalNames(include);
+        this.exclude = internalNames(exclude);
+        this.instrumentation = instrumentation;
+    }
+
+    @Override
+    public byte[] transform(Module module, ClassLoader loader, String className, Class<?> classBeingRedefined,
+                            ProtectionDomain protectionDomain, byte[] classBytes) {
+        try {
+            if (!selects(loader, className, classBeingRedefined) || !reachesGmp(loader)) {
+                return null;
+            }
+            byte[] polled = instrument(classBytes, loader);
+            if (polled == null || !canRead(module)) {
+                return null;
+            }
+            return polled;
+        } catch (Throwable e) {
+            // Never let class loading fail because of a poll; the JVM would swallow it anyway.
+            failures.incrementAndGet();
+            return null;
+        }
+    }
+
+    /** How many classes were left without polls because instrumenting them failed. */
+    long failures() {
+        return failures.get();
+    }
+
+    /** Whether a class is one to instrument, by its loader and its internal name alone. */
+    boolean selects(ClassLoader loader, String className, Class<?> classBeingRedefined) {
+        if (loader == null || loader == ClassLoader.getPlatformClassLoader()
+                || className == null // defineClass(null, ...): nothing to filter on
+                || classBeingRedefined != null || className.startsWith(OWN_PREFIX)) {
+            return false;
+        }
+        if (!include.isEmpty() && include.stream().noneMatch(className::startsWith)) {
+            return false;
+        }
+        return exclude.stream().noneMatch(className::startsWith);
+    }
+
+    /**
+     * Whether {@code loader} links {@code Gmp} to the agent's own class: only if the agent's
+     * loader is among its ancestors, as with the class path, web-application and fat-jar loaders.
+     * A loader without that parent (an OSGi bundle, an isolated plugin loader) would fail with
+     * NoClassDefFoundError at the first poll, so its classes get none.
+     */
+    static boolean reachesGmp(ClassLoader loader) {
+        ClassLoader ours = Gmp.class.getClassLoader();
+        for (ClassLoader l = loader; l != null; l = l.getParent()) {
+            if (l == ours) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A class of a named module may link to {@code Gmp} (in the agent's unnamed module, which
+     * exports every package) only if its module reads that module; the read edge is added here,
+     * once there are polls to add.
+     */
+    private boolean canRead(Module module) {
+        Module ours = Gmp.class.getModule();
+        if (module == null || module.canRead(ours)) {
+            return true;
+        }
+        if (instrumentation == null) {
+            return false;
+        }
+        instrumentation.redefineModule(module, Set.of(ours), Map.of(), Map.of(), Set.of(), Map.of());
+        return true;
+    }
+
+    /**
+     * The class with a poll before each back-edge, or {@code null} if it has no back-edge to poll
+     * (then its bytes are not rewritten at all).
+     *
+     * @param loader the defining loader, through whose resources the class hierarchy is resolved
+     * @throws IllegalArgumentException (among others) if stack maps cannot be generated
+     */
+    static byte[] instrument(byte[] classBytes, ClassLoader loader) {
+        ClassModel model = ClassFile.of().parse(classBytes);
+        Set<String> polled = new HashSet<>(); // name + descriptor of each method to change
+        for (MethodModel method : model.methods()) {
+            CodeModel code = method.code().orElse(null);
+            if (code != null && shouldPoll(code)) {
+                polled.add(method.methodName().stringValue() + method.methodType().stringValue());
+            }
+        }
+        if (polled.isEmpty()) {
+            return null;
+        }
+        ClassFile classFile = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(hierarchy(model, loader)));
+        return classFile.transformClass(model, ClassTransform.transformingMethodBodies(
+                method -> polled.contains(method.methodName().stringValue() + method.methodType().stringValue()),
+                CodeTransform.ofStateful(PollBackEdges::new)));
+    }
+
+    /** Whether the method has back-edges and stays compilable with a poll at each. */
+    private static boolean shouldPoll(CodeModel code) {
+        BackEdges backEdges = new BackEdges();
+        int count = 0;
+        for (CodeElement element : code) {
+            if (backEdges.isBackEdge(element)) {
+                count++;
+            }
+        }
+        int length = code instanceof CodeAttribute attribute ? attribute.codeLength() : 0;
+        boolean becomesHuge = length <= HUGE_METHOD_LIMIT && length + POLL_BYTES * count > HUGE_METHOD_LIMIT;
+        return count > 0 && !becomesHuge;
+    }
+
+    private static ClassHierarchyResolver hierarchy(ClassModel model, ClassLoader loader) {
+        ClassDesc self = model.thisClass().asSymbol();
+        boolean isInterface = (model.flags().flagsMask() & ClassFile.ACC_INTERFACE) != 0;
+        ClassHierarchyInfo selfInfo = isInterface ? ClassHierarchyInfo.ofInterface()
+                : ClassHierarchyInfo.ofClass(model.superclass().map(c -> c.asSymbol()).orElse(null));
+        ClassHierarchyResolver fromOwnBytes = desc -> desc.equals(self) ? selfInfo : null;
+        return fromOwnBytes
+                .orElse(ClassHierarchyResolver.ofResourceParsing(loader))
+                .orElse(ClassHierarchyResolver.ofResourceParsing(ClassLoader.getPlatformClassLoader()));
+    }
+
+    /**
+     * Recognises back-edges in one method's code, fed its elements in stream (bytecode) order.
+     * Invariant: {@code bound} holds exactly the labels bound before the current element.
+     */
+    static final class BackEdges {
+        private final Set<Label> bound = new HashSet<>();
+
+        /** Feeds the next element; true if it is a branch to a label bound before it. */
+        boolean isBackEdge(CodeElement element) {
+            if (element instanceof LabelTarget target) {
+                bound.add(target.label());
+                return false;
+            }
+            return element instanceof BranchInstruction branch && bound.contains(branch.target());
+        }
+    }
+
+    /** The code transform of one method: one instance per method, as its state is per method. */
+    private static final class PollBackEdges implements CodeTransform {
+        private final BackEdges backEdges = new BackEdges();
+
+        @Override
+        public void accept(CodeBuilder code, CodeElement element) {
+            if (backEdges.isBackEdge(element)) {
+                code.invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void);
+            }
+            code.with(element);
+        }
+    }
+
+    private static List<String> internalNames(List<String> binaryNamePrefixes) {
+        return binaryNamePrefixes.stream().map(p -> p.replace('.', '/')).toList();
+    }
+}
