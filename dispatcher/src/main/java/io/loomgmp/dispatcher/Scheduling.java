@@ -582,27 +582,26 @@ final class Scheduling {
         for (Carrier m : parked) {
             LockSupport.unpark(m);
         }
-        while (true) {
-            try {
-                sysmon.stop();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
+        interrupted |= joinUninterruptibly(sysmon.stop());
         for (Carrier m : List.copyOf(liveCarriers)) {
             LockSupport.unpark(m);
-            while (true) {
-                try {
-                    m.join();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
+            interrupted |= joinUninterruptibly(m);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits for {@code thread} to end, through interrupts; returns whether one came. */
+    private static boolean joinUninterruptibly(Thread thread) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
     }
 

@@ -52,10 +52,10 @@ final class Sysmon implements Runnable {
         thread.start();
     }
 
-    /** After the scheduler terminated: ends the thread. */
-    void stop() throws InterruptedException {
+    /** After the scheduler terminated: wakes the thread so it ends; returns it, to be joined. */
+    Thread stop() {
         LockSupport.unpark(thread);
-        thread.join();
+        return thread;
     }
 
     /**
