@@ -11,9 +11,11 @@ import java.util.stream.Collectors;
  * @param procs             number of Ps
  * @param idleProcs         Ps on the idle list
  * @param carriers          carrier threads alive
- * @param runningCarriers   carriers neither spinning nor parked (running tasks, or in transit)
+ * @param runningCarriers   carriers holding a P, neither spinning nor parked (running tasks, or
+ *                          in transit)
  * @param spinningCarriers  carriers searching for work
  * @param idleCarriers      carriers parked on the idle list
+ * @param blockedCarriers   carriers still in a task whose P sysmon handed to another carrier
  * @param globalQueueLength tasks on the global queue
  * @param processors        one entry per P, by id
  * @param tasksRun          tasks run, over all Ps
@@ -27,6 +29,8 @@ import java.util.stream.Collectors;
  * @param parks             times a carrier parked on the idle list
  * @param spins             times a carrier started spinning
  * @param preemptRequests   times sysmon asked a P's running task to give the P up
+ * @param handoffs          times sysmon took a P from a carrier blocked in a task and handed it
+ *                          to another carrier
  */
 public record SchedulerSnapshot(
         String name,
@@ -36,6 +40,7 @@ public record SchedulerSnapshot(
         int runningCarriers,
         int spinningCarriers,
         int idleCarriers,
+        int blockedCarriers,
         int globalQueueLength,
         List<ProcessorSnapshot> processors,
         long tasksRun,
@@ -48,7 +53,8 @@ public record SchedulerSnapshot(
         long overflows,
         long parks,
         long spins,
-        long preemptRequests) {
+        long preemptRequests,
+        long handoffs) {
 
     public SchedulerSnapshot {
         processors = List.copyOf(processors);
@@ -92,6 +98,7 @@ public record SchedulerSnapshot(
                 .append(" idleProcs=").append(idleProcs)
                 .append(" carriers=").append(carriers).append(" (running=").append(runningCarriers)
                 .append(" spinning=").append(spinningCarriers).append(" idle=").append(idleCarriers)
+                .append(" blocked=").append(blockedCarriers)
                 .append(") globalQueue=").append(globalQueueLength).append('\n');
         for (ProcessorSnapshot p : processors) {
             out.append("  P").append(p.id()).append(p.idle() ? " idle" : " busy")
@@ -105,7 +112,7 @@ public record SchedulerSnapshot(
                 .append(" fairnessTickGrabs=").append(fairnessTickGrabs).append(" steals=").append(steals)
                 .append(" stolenTasks=").append(stolenTasks).append(" overflows=").append(overflows)
                 .append(" parks=").append(parks).append(" spins=").append(spins)
-                .append(" preemptRequests=").append(preemptRequests);
+                .append(" preemptRequests=").append(preemptRequests).append(" handoffs=").append(handoffs);
         return out.toString();
     }
 }

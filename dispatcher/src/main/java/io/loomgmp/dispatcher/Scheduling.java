@@ -71,6 +71,11 @@ final class Scheduling {
     volatile CarrierLocator carrierLocator;
     /** Set under the lock; read under it on the rejecting path. */
     private volatile boolean closed;
+    /**
+     * Carriers still running a task whose P sysmon handed to another carrier. Changed under the
+     * lock; volatile for snapshots.
+     */
+    private volatile int detached;
     /** Set under the lock once quiescent after close; carriers then exit instead of parking. */
     private volatile boolean terminated;
 
@@ -621,9 +626,10 @@ final class Scheduling {
         int carriers = idle.carriers();
         int spinning = idle.spinning.get();
         int idleCarriers = idle.idleCarriers();
+        int blocked = detached;
         return new SchedulerSnapshot(
                 name, procs, idle.idleProcs(), carriers,
-                Math.max(0, carriers - spinning - idleCarriers), spinning, idleCarriers,
+                Math.max(0, carriers - spinning - idleCarriers - blocked), spinning, idleCarriers, blocked,
                 global.size(), List.copyOf(ps),
                 totals[Counter.TASKS_RUN.ordinal()],
                 totals[Counter.RUNNEXT_HITS.ordinal()],
@@ -635,7 +641,8 @@ final class Scheduling {
                 totals[Counter.OVERFLOWS.ordinal()],
                 idle.parks.sum(),
                 totals[Counter.SPINS.ordinal()],
-                sysmon.preemptRequests.sum());
+                sysmon.preemptRequests.sum(),
+                sysmon.handoffs.sum());
     }
 
     /** Strides coprime with n, so that {@code i = (i + stride) % n} visits every P once (Go's randomOrder). */

@@ -30,6 +30,7 @@ final class Sysmon implements Runnable {
     private volatile boolean sleepingDeeply;
 
     final LongAdder preemptRequests = new LongAdder();
+    final LongAdder handoffs = new LongAdder();
 
     /** What sysmon saw of one P at its last look. */
     private static final class Watch {
