@@ -1,5 +1,8 @@
 package io.loomgmp.demo;
 
+import example.probes.FairnessProbe;
+import example.probes.PinnedProbe;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -10,11 +13,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * {@code ./loomgmp demo [--small]}: runs {@link Workloads} twice, in separate JVMs — once with the
  * loom-gmp agent (every virtual thread on GMP) and once without (the JDK's ForkJoinPool) — and
- * prints a side-by-side table.
+ * prints a side-by-side table; then the same for sysmon's probes ({@link FairnessProbe}: a
+ * sleeper beside CPU hogs; {@link PinnedProbe}: a fresh thread while every carrier is pinned).
  *
  * <p>Usage: {@code java -jar loom-gmp-demo.jar --agent <loom-gmp-agent.jar> [--small]}
  */
@@ -76,6 +81,58 @@ public final class Demo {
         System.out.printf("%-46s %14s %14s%n", "carriers seen", gmp.get("CARRIER")[0], fjp.get("CARRIER")[0]);
         System.out.println("(lower is better; " + Runtime.getRuntime().availableProcessors() + " CPUs, "
                 + "JDK " + Runtime.version() + ")");
+        printProbes(agent);
+    }
+
+    /** Sysmon's probes, each in a fresh JVM per scheduler (a class initialiser runs once per JVM). */
+    private static void printProbes(Path agent) throws IOException, InterruptedException {
+        System.err.println("sysmon probes: fairness beside CPU hogs, then a fresh thread while every carrier is pinned");
+        List<String> gmpArgs = List.of("-javaagent:" + agent);
+        Map<String, String> gmpFair = runProbe(gmpArgs, FairnessProbe.class);
+        Map<String, String> fjpFair = runProbe(List.of(), FairnessProbe.class);
+        System.out.println();
+        System.out.printf("%-58s %12s %16s%n", "sysmon probe", "GMP", "ForkJoinPool");
+        System.out.printf("%-58s %12s %16s%n", "fairness: worst lateness of 20 x sleep(1) beside hogs (ms)",
+                fairness(gmpFair), fairness(fjpFair));
+        for (String mode : List.of("clinit", "fifo")) {
+            Map<String, String> g = runProbe(gmpArgs, PinnedProbe.class, mode);
+            Map<String, String> f = runProbe(List.of(), PinnedProbe.class, mode);
+            String label = mode.equals("clinit") ? "pinned in a class initialiser: fresh thread's latency (ms)"
+                    : "blocked reading a FIFO: fresh thread's latency (ms)";
+            System.out.printf("%-58s %12s %16s%n", label, millis(g.get("probeMicros")), millis(f.get("probeMicros")));
+        }
+        System.out.println("(every carrier is held for " + PinnedProbe.BLOCK_MILLIS + " ms in the pinned probes; the hogs spin "
+                + FairnessProbe.HOG_BOUND.toMillis() + " ms unless the probe finishes first)");
+    }
+
+    private static String fairness(Map<String, String> probe) {
+        if (!Boolean.parseBoolean(probe.get("probeFinishedWhileHogsRan"))) {
+            return "starved";
+        }
+        return millis(probe.get("worstLatenessMicros"));
+    }
+
+    private static String millis(String micros) {
+        return String.format("%.1f", Long.parseLong(micros) / 1000.0);
+    }
+
+    /** Runs a probe's main in a new JVM; returns its {@code key=value} lines, echoing the rest to stderr. */
+    private static Map<String, String> runProbe(List<String> jvmArgs, Class<?> probe, String... args)
+            throws IOException, InterruptedException {
+        Map<String, String> values = new LinkedHashMap<>();
+        List<String> command = runJava(jvmArgs, probe, List.of(args), line -> {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                values.put(line.substring(0, eq), line.substring(eq + 1));
+            } else {
+                System.err.println(line);
+            }
+        });
+        if (command != null) {
+            System.err.println("loom-gmp demo: the probe JVM failed: " + command);
+            System.exit(1);
+        }
+        return values;
     }
 
     private static void usage(String problem) {
@@ -87,35 +144,45 @@ public final class Demo {
     /** Runs Workloads in a new JVM; returns key -> {value, unit}, echoing progress to stderr. */
     private static Map<String, String[]> runWorkloads(List<String> jvmArgs, String extra)
             throws IOException, InterruptedException {
+        Map<String, String[]> results = new LinkedHashMap<>();
+        List<String> failed = runJava(jvmArgs, Workloads.class, extra.isEmpty() ? List.of() : List.of(extra), line -> {
+            String[] words = line.split(" ");
+            if (words[0].equals("RESULT") && words.length == 4) {
+                results.put(words[1], new String[] {words[2], words[3]});
+            } else if (words[0].equals("CARRIER") && words.length == 2) {
+                results.put("CARRIER", new String[] {words[1].replaceAll("\\d+$", "*")});
+            } else {
+                System.err.println(line);
+            }
+        });
+        if (failed != null || !results.keySet().containsAll(List.of("pingpong", "skynet", "fanout", "CARRIER"))) {
+            System.err.println("loom-gmp demo: the workload JVM failed: " + failed);
+            System.exit(1);
+        }
+        return results;
+    }
+
+    /**
+     * Runs {@code main} in a new JVM on this class path, handing each line of its standard output
+     * to {@code lines} (its standard error goes to ours). Returns null on success, else the command.
+     */
+    private static List<String> runJava(List<String> jvmArgs, Class<?> main, List<String> args,
+                                        Consumer<String> lines)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(Workloads.class.getName());
-        if (!extra.isEmpty()) {
-            command.add(extra);
-        }
+        command.add(main.getName());
+        command.addAll(args);
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        Map<String, String[]> results = new LinkedHashMap<>();
         try (BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = out.readLine()) != null; ) {
-                String[] words = line.split(" ");
-                if (words[0].equals("RESULT") && words.length == 4) {
-                    results.put(words[1], new String[] {words[2], words[3]});
-                } else if (words[0].equals("CARRIER") && words.length == 2) {
-                    results.put("CARRIER", new String[] {words[1].replaceAll("\\d+$", "*")});
-                } else {
-                    System.err.println(line);
-                }
+                lines.accept(line);
             }
         }
-        int exit = process.waitFor();
-        if (exit != 0 || !results.keySet().containsAll(List.of("pingpong", "skynet", "fanout", "CARRIER"))) {
-            System.err.println("loom-gmp demo: the workload JVM failed (exit " + exit + "): " + command);
-            System.exit(1);
-        }
-        return results;
+        return process.waitFor() == 0 ? null : command;
     }
 }

@@ -37,6 +37,14 @@ class DemoIT {
                     .orElseThrow(() -> new AssertionError("no row '" + row + "' in\n" + stdout));
             assertTrue(number.matcher(line.substring(row.length())).find(), "GMP, FJP and ratio figures: " + line);
         }
+        Pattern probeFigures = Pattern.compile(" +\\d+\\.\\d +(\\d+\\.\\d|starved)$");
+        for (String row : List.of("fairness: worst lateness of 20 x sleep(1) beside hogs (ms)",
+                "pinned in a class initialiser: fresh thread's latency (ms)",
+                "blocked reading a FIFO: fresh thread's latency (ms)")) {
+            String line = stdout.lines().filter(l -> l.startsWith(row)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no probe row '" + row + "' in\n" + stdout));
+            assertTrue(probeFigures.matcher(line.substring(row.length())).find(), "GMP and FJP figures: " + line);
+        }
         String carriers = stdout.lines().filter(l -> l.startsWith("carriers seen")).findFirst().orElseThrow();
         assertTrue(carriers.contains("gmp-M*") && carriers.contains("ForkJoinPool-1-worker-*"),
                 "each JVM really ran on its scheduler: " + carriers);

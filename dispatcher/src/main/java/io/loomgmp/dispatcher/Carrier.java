@@ -9,9 +9,11 @@ final class Carrier extends Thread {
     final Scheduling scheduling;
 
     /**
-     * The P this carrier holds, or {@code null}. Written only by this carrier (under the scheduler
-     * lock when it takes or gives up a P); read by this carrier, and by code running on it — a
-     * virtual thread mounted here finds its P through the carrier locator, on the same OS thread.
+     * The P this carrier holds or last held, or {@code null}. Written only by this carrier (under
+     * the scheduler lock when it takes or gives up a P); read by this carrier, and by code running
+     * on it — a virtual thread mounted here finds its P through the carrier locator, on the same
+     * OS thread. Sysmon may take the P while a task runs, so code running in a task must check the
+     * P's {@link Processor#holder} (see {@link Lease}) before acting as its owner.
      */
     Processor p;
 
@@ -19,11 +21,23 @@ final class Carrier extends Thread {
      * except that a waker sets it before handing over {@link #nextP}, which publishes it. */
     boolean spinning;
 
+    /** This carrier's leases on its P: see {@link Lease}. */
+    final Lease inLoop = new Lease(this, "in-loop");
+    final Lease inTask = new Lease(this, "in-task");
+    final Lease busy = new Lease(this, "busy");
+
     /** The task this carrier is running, or {@code null}. Owner only (read on the same OS thread). */
     Runnable running;
 
     /** Set (under the scheduler lock) when this carrier left the idle list to end after its keep-alive. */
     boolean retired;
+
+    /**
+     * The OS thread id, or -1 where it cannot be known; for sysmon's native-blocking check.
+     * Written once by this carrier before it first takes a P; sysmon reads it only after reading
+     * that P's holder (a volatile write that follows this one), so the plain field is visible.
+     */
+    long osThreadId = -1;
 
     /** A P handed to this parked carrier by a waker (Go's m.nextp). Volatile: the hand-over. */
     volatile Processor nextP;
@@ -36,6 +50,7 @@ final class Carrier extends Thread {
 
     @Override
     public void run() {
+        osThreadId = NativeThreadState.currentThreadId();
         scheduling.runCarrier(this);
     }
 }

@@ -93,7 +93,8 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      * calling code runs on.
      */
     public static boolean takePreemptRequest(Thread carrier) {
-        return carrier instanceof Carrier m && m.p != null && Preemption.take(m.p);
+        // m.p may have been handed to another carrier while m's task was blocked: only m's own P counts.
+        return carrier instanceof Carrier m && m.p != null && m.p.owner() == m && Preemption.take(m.p);
     }
 
     /** Whether {@code thread} is one of this scheduler's carriers. */

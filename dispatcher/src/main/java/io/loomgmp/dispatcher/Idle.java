@@ -41,6 +41,12 @@ final class Idle {
     /** Times a carrier parked on the idle list. */
     final LongAdder parks = new LongAdder();
 
+    /** A carrier reserved to take a P: a parked one, or ({@code parked == null}) one to start. */
+    record Reservation(Carrier parked) {
+    }
+
+    private static final Reservation NEW_CARRIER = new Reservation(null);
+
     Idle(ReentrantLock lock, Scheduling scheduling) {
         this.lock = lock;
         this.scheduling = scheduling;
@@ -48,7 +54,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. {@code p}'s queue must be empty and nobody may hold it. */
     void putP(Processor p) {
-        p.owner = null;
+        p.holder = null;
         Preemption.take(p); // a request for a task that is gone
         idlePs.push(p);
         idleProcs = idlePs.size();
@@ -63,6 +69,66 @@ final class Idle {
             scheduling.sysmon.wake(); // work is back: sysmon leaves its deep sleep
         }
         return p;
+    }
+
+    /** Must hold the scheduler lock. Takes {@code p} off the idle list; false if it is not on it. */
+    boolean takeP(Processor p) {
+        if (idlePs.remove(p)) {
+            idleProcs = idlePs.size();
+            scheduling.sysmon.wake();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Must hold the scheduler lock. Reserves a carrier to hand a P to: a parked one (taken off the
+     * idle list), or a new one to start (counted now); {@code null} at the {@code maxCarriers} bound.
+     */
+    Reservation reserveCarrier() {
+        Carrier m = getCarrier();
+        if (m != null) {
+            return new Reservation(m);
+        }
+        if (carriers < scheduling.maxCarriers) {
+            carriers = carriers + 1;
+            return NEW_CARRIER;
+        }
+        return null;
+    }
+
+    /** Must hold the scheduler lock. Gives back what {@link #reserveCarrier} reserved, unused. */
+    void unreserveCarrier(Reservation reserved) {
+        if (reserved.parked() == null) {
+            carriers = carriers - 1;
+        } else {
+            putCarrier(reserved.parked());
+        }
+    }
+
+    /**
+     * Hands {@code p} (held by nobody) to the reserved carrier {@code m}: wakes it, or starts a
+     * new one. Call without the lock.
+     */
+    void handTo(Reservation reserved, Processor p, boolean spinning) {
+        Carrier m = reserved.parked();
+        if (m == null) {
+            scheduling.startCarrier(p, spinning);
+        } else {
+            m.spinning = spinning; // published by the volatile write below
+            m.nextP = p;
+            LockSupport.unpark(m);
+        }
+    }
+
+    /** Must hold the scheduler lock. An idle carrier leaves the idle list to end (keep-alive over). */
+    boolean retire(Carrier m) {
+        if (carriers > scheduling.procs && idleMs.remove(m)) {
+            idleCarriers = idleMs.size();
+            carriers = carriers - 1;
+            return true;
+        }
+        return false;
     }
 
     /** Must hold the scheduler lock. {@code m} is about to park and wait for {@code m.nextP}. */
@@ -83,19 +149,6 @@ final class Idle {
     /** Must hold the scheduler lock. Every carrier on the idle list, for shutdown. */
     Carrier[] idleCarrierList() {
         return idleMs.toArray(new Carrier[0]);
-    }
-
-    /**
-     * Must hold the scheduler lock. An idle carrier whose keep-alive ran out leaves the idle list
-     * to end, if there are more carriers than Ps; returns whether it may.
-     */
-    boolean retire(Carrier m) {
-        if (carriers > scheduling.procs && idleMs.remove(m)) {
-            idleCarriers = idleMs.size();
-            carriers = carriers - 1;
-            return true;
-        }
-        return false;
     }
 
     /** Must hold the scheduler lock: a carrier thread ended. */
@@ -128,7 +181,7 @@ final class Idle {
         if (!spinning.compareAndSet(0, 1)) {
             return; // someone else became the spinner
         }
-        Carrier m;
+        Reservation m;
         Processor p;
         lock.lock();
         try {
@@ -137,24 +190,15 @@ final class Idle {
                 spinning.decrementAndGet(); // every P is busy: they will find the work
                 return;
             }
-            m = getCarrier();
+            m = reserveCarrier();
             if (m == null) {
-                if (carriers >= scheduling.maxCarriers) {
-                    putP(p); // every carrier exists and is busy: their Ps will find the work
-                    spinning.decrementAndGet();
-                    return;
-                }
-                carriers = carriers + 1; // reserve, start outside the lock
+                putP(p); // every carrier exists and is busy: their Ps will find the work
+                spinning.decrementAndGet();
+                return;
             }
         } finally {
             lock.unlock();
         }
-        if (m == null) {
-            scheduling.startCarrier(p, true);
-        } else {
-            m.spinning = true;  // published by the volatile write below
-            m.nextP = p;
-            LockSupport.unpark(m);
-        }
+        handTo(m, p, true);
     }
 }

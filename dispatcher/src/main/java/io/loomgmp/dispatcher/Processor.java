@@ -7,10 +7,10 @@ import java.lang.invoke.VarHandle;
  * A P: the right to run tasks, and the run queue that goes with it. There are exactly
  * {@code procs} of them.
  *
- * <p>Ownership: a P is held by at most one carrier at a time ({@link #owner}); it changes hands
- * only under the scheduler lock ({@code acquire}/{@code release} in {@link Scheduling}). Everything
- * here except the run queue's thief side, {@link #owner} and the counters' readers belongs to the
- * holder and is accessed plainly by it.
+ * <p>Ownership: a P is held by at most one carrier at a time ({@link #holder}, protocol in
+ * {@link Lease}); it is handed from carrier to carrier only under the scheduler lock, which orders
+ * one holder's plain accesses before the next's. Everything here except the run queue's thief
+ * side, the holder and the counters' readers belongs to the holder and is accessed plainly by it.
  */
 final class Processor {
     private static final VarHandle COUNTS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -24,8 +24,8 @@ final class Processor {
      */
     private long schedtick;
 
-    /** The carrier holding this P, or {@code null} when it is idle. Written under the scheduler lock. */
-    volatile Carrier owner;
+    /** Who holds this P and in which phase; see {@link Lease} for the protocol. */
+    volatile Lease holder;
 
     /** Sysmon asked the running task to give this P up; changed only through {@link Preemption}. */
     volatile boolean preemptRequested;
@@ -39,6 +39,37 @@ final class Processor {
 
     Processor(int id) {
         this.id = id;
+    }
+
+    /** The carrier holding this P, or {@code null} when it is idle, in transit or being retaken. */
+    Carrier owner() {
+        Lease lease = holder;
+        return lease == null ? null : lease.carrier;
+    }
+
+    /** Carrier {@code m}, running a task, claims the P's queues for one operation. */
+    boolean beginOwnerOp(Carrier m) {
+        return HOLDER.compareAndSet(this, m.inTask, m.busy);
+    }
+
+    /** Ends what {@link #beginOwnerOp} began; release: the queue writes happen-before sysmon's CAS. */
+    void endOwnerOp(Carrier m) {
+        HOLDER.setRelease(this, m.inTask);
+    }
+
+    /** Carrier {@code m}, holding the P in its loop, starts a task: sysmon may now retake the P. */
+    void enterTask(Carrier m) {
+        HOLDER.setRelease(this, m.inTask);
+    }
+
+    /** Carrier {@code m}'s task returned: true if m still holds the P (sysmon did not take it). */
+    boolean leaveTask(Carrier m) {
+        return HOLDER.compareAndSet(this, m.inTask, m.inLoop);
+    }
+
+    /** Sysmon: takes the P from {@code m}, which must be running a task. */
+    boolean retake(Carrier m) {
+        return HOLDER.compareAndSet(this, m.inTask, Lease.RETAKEN);
     }
 
     /** Holder only. */
@@ -68,10 +99,12 @@ final class Processor {
     }
 
     private static final VarHandle SCHEDTICK;
+    private static final VarHandle HOLDER;
 
     static {
         try {
             SCHEDTICK = MethodHandles.lookup().findVarHandle(Processor.class, "schedtick", long.class);
+            HOLDER = MethodHandles.lookup().findVarHandle(Processor.class, "holder", Lease.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -30,12 +30,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * the fast path (submit from a carrier, runnext/ring pop) takes no lock. The argument that no
  * wake-up is lost is in {@link Idle}; its carrier-side half is in {@link #findRunnable}.
  *
+ * <h2>Carrier compensation</h2>
+ * While a carrier runs a task, sysmon may take its P ({@link #handOff}) if the task blocks the
+ * carrier, and give it to another carrier. Who holds a P, and in which phase, is the P's
+ * {@link Lease}: a carrier touches its P's queues as owner from inside a task only after a CAS
+ * that sysmon's retake cannot pass ({@link Processor#beginOwnerOp}), so a P never has two
+ * owners. The carrier whose P was taken finishes its task, then takes a P back ({@link #regainP}).
+ *
  * <h2>Shutdown</h2>
  * {@code close} sets {@code closed} under the lock, after which submissions from non-carrier
  * threads are rejected; submissions from tasks running on our carriers are still accepted (they
- * are the continuation of accepted work). The scheduler is quiescent when every P is idle and
- * the global queue is empty, both read under the lock: work can only be in a queue or held by a
- * carrier that holds a P, and an idle P's queue is empty. Then {@code terminated} is set and every
+ * are the continuation of accepted work). The scheduler is quiescent when every P is idle, the
+ * global queue is empty and no carrier is still in a task whose P was handed off, all read under
+ * the lock: work can only be in a queue, held by a carrier that holds a P, or in such a task, and
+ * an idle P's queue is empty. Then {@code terminated} is set and every
  * carrier exits.
  */
 final class Scheduling {
@@ -110,25 +118,34 @@ final class Scheduling {
      * carriers holding a P (runnext or ring tail, per {@code placement}), else on the global queue.
      */
     void submit(Runnable task, Placement placement) {
-        Processor p = currentProcessor();
-        if (p == null || placement == Placement.GLOBAL) {
-            submitGlobal(task, p != null);
+        Carrier m = currentCarrier();
+        Processor p = m == null ? null : m.p;
+        // Act as the P's owner only while holding it in a task (sysmon may have retaken it).
+        if (p == null || placement == Placement.GLOBAL || !p.beginOwnerOp(m)) {
+            submitGlobal(task, m != null);
         } else {
-            if (placement == Placement.RUNNEXT) {
-                task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
-            }
-            if (task != null) {
-                Runnable[] overflow = p.runQueue.pushOrOverflow(task);
-                if (overflow != null) {
-                    p.count(Counter.OVERFLOWS);
-                    lock.lock();
-                    try {
-                        global.putBatch(overflow);
-                    } finally {
-                        lock.unlock();
+            try {
+                if (placement == Placement.RUNNEXT) {
+                    task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
+                }
+                if (task != null) {
+                    Runnable[] overflow = p.runQueue.pushOrOverflow(task);
+                    if (overflow != null) {
+                        p.count(Counter.OVERFLOWS);
+                        lock.lock();
+                        try {
+                            global.putBatch(overflow);
+                        } finally {
+                            lock.unlock();
+                        }
                     }
                 }
+            } finally {
+                p.endOwnerOp(m);
             }
+        }
+        if (idle.idleProcs() == 0) {
+            sysmon.nudge(); // every P busy: one may be held by a blocked carrier
         }
         idle.wakeP(); // after queueing: see Idle for why this order loses no wake-up
     }
@@ -145,11 +162,11 @@ final class Scheduling {
         }
     }
 
-    /** The P of the carrier the caller runs on, if that carrier is ours and holds one. */
-    private Processor currentProcessor() {
+    /** The carrier the caller runs on, if it is ours (as the carrier locator sees it). */
+    private Carrier currentCarrier() {
         Thread carrier = carrierLocator.currentCarrier();
         if (carrier instanceof Carrier m && m.scheduling == this) {
-            return m.p; // same OS thread as m: m's own writes are visible
+            return m;
         }
         return null;
     }
@@ -189,7 +206,7 @@ final class Scheduling {
         }
     }
 
-    /** The carrier's whole life: take the handed P, then find and run tasks until termination. */
+    /** The carrier's whole life: take the handed P, then find and run tasks until it ends. */
     void runCarrier(Carrier m) {
         try {
             Processor first = takeNextP(m);
@@ -205,7 +222,9 @@ final class Scheduling {
                 if (m.spinning) {
                     stopSpinning(m);
                 }
-                run(m, task);
+                if (!run(m, task) && !regainP(m)) {
+                    return;
+                }
             }
         } finally {
             liveCarriers.remove(m);
@@ -220,9 +239,15 @@ final class Scheduling {
         }
     }
 
-    private void run(Carrier m, Runnable task) {
-        m.p.count(Counter.TASKS_RUN);
+    /**
+     * Runs {@code task} with the P's lease in the in-task phase, during which sysmon may take the
+     * P if the task blocks. Returns whether {@code m} still holds its P afterwards.
+     */
+    private boolean run(Carrier m, Runnable task) {
+        Processor p = m.p;
+        p.count(Counter.TASKS_RUN);
         m.running = task;
+        p.enterTask(m);
         try {
             task.run();
         } catch (Throwable failure) {
@@ -230,6 +255,59 @@ final class Scheduling {
         } finally {
             m.running = null;
         }
+        return p.leaveTask(m);
+    }
+
+    /**
+     * Sysmon handed {@code m}'s P to another carrier while {@code m}'s task was blocked (Go's
+     * exitsyscall). Takes that P back if it is idle, else any idle P; else parks as an idle
+     * carrier until handed one. Returns false if {@code m} should end instead.
+     */
+    private boolean regainP(Carrier m) {
+        Processor old = m.p;
+        lock.lock();
+        try {
+            detached = detached - 1;
+            Processor p = idle.takeP(old) ? old : idle.getP();
+            if (p != null) {
+                acquire(m, p);
+                return true;
+            }
+            m.p = null;
+            signalIfQuiescent(); // close() may be waiting for this task to return
+        } finally {
+            lock.unlock();
+        }
+        return stopCarrier(m);
+    }
+
+    /**
+     * Sysmon: takes {@code p} from carrier {@code m}, blocked in a task, and hands it to an idle
+     * carrier or a new one. Returns false, changing nothing, if no carrier can be had (all
+     * {@code maxCarriers} exist and none is idle) or {@code m} is no longer in that task.
+     */
+    boolean handOff(Processor p, Carrier m) {
+        Idle.Reservation carrier;
+        lock.lock();
+        try {
+            if (terminated) {
+                return false;
+            }
+            carrier = idle.reserveCarrier();
+            if (carrier == null) {
+                return false;
+            }
+            if (!p.retake(m)) {
+                idle.unreserveCarrier(carrier);
+                return false;
+            }
+            p.holder = null; // in transit to the reserved carrier
+            detached = detached + 1; // until m's task returns (regainP)
+        } finally {
+            lock.unlock();
+        }
+        idle.handTo(carrier, p, false);
+        return true;
     }
 
     private void report(Throwable failure) {
@@ -421,8 +499,7 @@ final class Scheduling {
             int stride = stealStrides[random.nextInt(stealStrides.length)];
             for (int k = 0, i = start; k < procs; k++, i = (i + stride) % procs) {
                 Processor victim = allp[i];
-                Carrier victimOwner = victim.owner;
-                if (victim == p || victimOwner == null) {
+                if (victim == p || victim.holder == null) {
                     continue; // idle Ps have empty queues
                 }
                 int before = p.runQueue.size();
@@ -455,7 +532,7 @@ final class Scheduling {
 
     /** Must hold the lock, or own {@code p} exclusively (just handed over). */
     private static void acquire(Carrier m, Processor p) {
-        p.owner = m;
+        p.holder = m.inLoop;
         m.p = p;
     }
 
@@ -538,16 +615,19 @@ final class Scheduling {
 
     // ---------------------------------------------------------------- shutdown
 
-    /** Must hold the lock. Called whenever a P goes idle. */
+    /** Must hold the lock. Called whenever a P goes idle or a detached carrier's task returns. */
     void signalIfQuiescent() {
         if (closed && isQuiescent()) {
             quiescent.signalAll();
         }
     }
 
-    /** Must hold the lock. */
+    /**
+     * Must hold the lock. Every P idle, the global queue empty, and no carrier still running a
+     * task whose P sysmon handed off: such a task can still submit work.
+     */
     private boolean isQuiescent() {
-        return idle.idleProcs() == procs && global.size() == 0;
+        return idle.idleProcs() == procs && global.size() == 0 && detached == 0;
     }
 
     boolean isClosed() {
@@ -620,7 +700,7 @@ final class Scheduling {
                 totals[c.ordinal()] += p.counted(c);
             }
             ps.add(new SchedulerSnapshot.ProcessorSnapshot(
-                    p.id, p.owner == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
+                    p.id, p.holder == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
                     p.counted(Counter.TASKS_RUN)));
         }
         int carriers = idle.carriers();

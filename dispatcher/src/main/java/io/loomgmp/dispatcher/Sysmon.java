@@ -4,30 +4,49 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * sysmon: one daemon platform thread with no P that watches the Ps (Go's {@code sysmon} and the
- * preemption half of {@code retake}). Each round it requests preemption of a P whose schedtick
- * has not moved for longer than the time slice while it is busy ({@link Preemption}): the P's
- * next scheduling decision skips runnext once, and a virtual thread at a preemption poll yields.
- * A request is repeated after every further time slice without progress.
+ * sysmon: one daemon platform thread with no P that watches the Ps (Go's {@code sysmon} and
+ * {@code retake}). Each round it
+ * <ol>
+ *   <li><b>requests preemption</b> of a P whose schedtick has not moved for longer than the time
+ *       slice while it runs a task ({@link Preemption}): the P's next scheduling decision skips
+ *       runnext once, and a virtual thread at a preemption poll yields;</li>
+ *   <li><b>hands off</b> a P whose carrier is blocked inside a task while there is work for that
+ *       P: the P is retaken ({@link Processor#retake}) and given to an idle carrier or a new one,
+ *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
+ *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
+ *       BLOCKED, WAITING or TIMED_WAITING (parked, pinned virtual thread, monitor) other than
+ *       waiting for the scheduler's own lock; or RUNNABLE for the JVM but asleep in the kernel
+ *       (blocked in native code, {@link NativeThreadState}), looked at no more often than every
+ *       {@link #NATIVE_CHECK_NANOS}, as reading {@code /proc} costs tens of microseconds.</li>
+ * </ol>
+ * It sleeps 20 µs between rounds, doubling after 50 rounds in which it did nothing, up to 10 ms;
+ * it sleeps until woken while every P is idle, and is woken early when work is queued while every
+ * P is busy (a pinned carrier may be what keeps them busy).
  *
- * <p>It sleeps 20 µs between rounds, doubling after 50 rounds in which it did nothing, up to
- * 10 ms, and sleeps until woken while every P is idle. Carrier compensation (handing the P of a
- * carrier blocked in a task to another carrier) is not implemented yet.
- *
- * <p>The per-P observations ({@link Watch}) belong to the sysmon thread; it reads the Ps'
- * schedticks with opaque reads and changes their preemption flags only by CAS.
+ * <p>All per-P observations ({@link Watch}) belong to the sysmon thread; it reads the Ps'
+ * counters and holders with opaque/volatile reads and changes them only by CAS.
  */
 final class Sysmon implements Runnable {
     static final long MIN_DELAY_NANOS = 20_000;
     static final long MAX_DELAY_NANOS = 10_000_000;
     /** Rounds without action before the delay starts doubling (Go's value). */
     static final int IDLE_ROUNDS_BEFORE_BACKOFF = 50;
+    /** A delay at or above this counts as a long sleep, which new work on busy Ps cuts short. */
+    private static final long LONG_SLEEP_NANOS = 1_000_000;
+    /**
+     * How long a carrier must stay blocked in one task before its P is handed off: long enough
+     * that a brief wait inside the JDK (a lock taken while unparking) does not cost a carrier.
+     */
+    static final long HANDOFF_AFTER_NANOS = 100_000;
+    /** Least time between two {@code /proc} looks at the same carrier. */
+    static final long NATIVE_CHECK_NANOS = 250_000;
 
     private final Scheduling scheduling;
     private final long timeSliceNanos;
     private final Watch[] watches;
     private final Thread thread;
     private volatile boolean sleepingDeeply;
+    private volatile boolean sleepingLong;
 
     final LongAdder preemptRequests = new LongAdder();
     final LongAdder handoffs = new LongAdder();
@@ -36,6 +55,20 @@ final class Sysmon implements Runnable {
     private static final class Watch {
         long schedtick = -1;
         long schedtickSince;
+        /** The P's tasks-run count when the current task was first seen, or -1. */
+        long runs = -1;
+        /** When the current task was first seen running. */
+        long runsSince;
+        /** Looks in a row at which the carrier was blocked. */
+        int blockedLooks;
+        /** When {@code /proc} was last read for this P's carrier. */
+        long nativeCheckedAt;
+
+        void forget() {
+            schedtick = -1;
+            runs = -1;
+            blockedLooks = 0;
+        }
     }
 
     Sysmon(Scheduling scheduling) {
@@ -60,11 +93,19 @@ final class Sysmon implements Runnable {
     }
 
     /**
-     * Any thread, after taking an idle P (a volatile write of the idle count): work is back, so
-     * sysmon leaves its deep sleep. Pairs with the flag write and second look in {@link #run}.
+     * Any thread: work came back to an idle P (sysmon leaves its deep sleep). The read of the
+     * flag follows the caller's volatile write of the idle count: see {@link #run} for the pairing.
      */
     void wake() {
         if (sleepingDeeply) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Any thread: work was queued while every P is busy; cut a long sleep short. */
+    void nudge() {
+        if (sleepingLong) {
+            sleepingLong = false;
             LockSupport.unpark(thread);
         }
     }
@@ -86,8 +127,15 @@ final class Sysmon implements Runnable {
                 idleRounds = 0;
                 continue;
             }
+            boolean longSleep = delay >= LONG_SLEEP_NANOS;
+            sleepingLong = longSleep;
             LockSupport.parkNanos(this, delay);
-            if (requestPreemptions(System.nanoTime())) {
+            if (longSleep && !sleepingLong) { // nudged: work is waiting while every P is busy
+                delay = MIN_DELAY_NANOS;
+                idleRounds = 0;
+            }
+            sleepingLong = false;
+            if (retake(System.nanoTime())) {
                 idleRounds = 0;
                 delay = MIN_DELAY_NANOS;
             } else if (++idleRounds > IDLE_ROUNDS_BEFORE_BACKOFF) {
@@ -100,24 +148,89 @@ final class Sysmon implements Runnable {
         return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.size() == 0;
     }
 
-    /** One round over the Ps; true if it requested a preemption. */
-    private boolean requestPreemptions(long now) {
+    /** One round over the Ps; true if it requested a preemption or handed a P off. */
+    private boolean retake(long now) {
         boolean acted = false;
         for (int i = 0; i < watches.length; i++) {
             Processor p = scheduling.allp[i];
             Watch watch = watches[i];
+            Lease lease = p.holder;
+            if (lease == null || lease == Lease.RETAKEN) {
+                watch.forget();
+                continue;
+            }
+            Carrier m = lease.carrier;
+            boolean inTask = lease == m.inTask || lease == m.busy;
+
+            // 1. Preemption: the same time slice for too long while running a task.
             long schedtick = p.schedtick();
-            if (p.owner == null || schedtick != watch.schedtick) {
+            if (schedtick != watch.schedtick) {
                 watch.schedtick = schedtick;
                 watch.schedtickSince = now;
-            } else if (now - watch.schedtickSince > timeSliceNanos) {
+            } else if (inTask && now - watch.schedtickSince > timeSliceNanos) {
                 if (Preemption.request(p)) {
                     preemptRequests.increment();
                     acted = true;
                 }
                 watch.schedtickSince = now; // ask again after another slice if nothing changes
             }
+
+            // 2. Hand-off: the same task, blocked, for long enough, with work waiting for the P.
+            long runs = p.counted(Counter.TASKS_RUN);
+            if (!inTask || runs != watch.runs) {
+                watch.runs = inTask ? runs : -1;
+                watch.runsSince = now;
+                watch.blockedLooks = 0;
+                continue;
+            }
+            watch.blockedLooks = blockedLooks(m, watch, now);
+            if (watch.blockedLooks < 2 || now - watch.runsSince < HANDOFF_AFTER_NANOS || !hasWorkFor(p)) {
+                continue;
+            }
+            if (scheduling.handOff(p, m)) {
+                handoffs.increment();
+                watch.forget();
+                acted = true;
+            }
         }
         return acted;
+    }
+
+    /**
+     * Work that this P should run now: its own queue, or global work that no idle or spinning P
+     * is there to take (Go's condition in retake).
+     */
+    private boolean hasWorkFor(Processor p) {
+        if (!p.runQueue.isEmpty()) {
+            return true;
+        }
+        return scheduling.global.size() > 0
+                && scheduling.idle.idleProcs() + scheduling.idle.spinning.get() == 0;
+    }
+
+    /**
+     * Looks in a row, this one included, at which carrier {@code m} (in the same task since the
+     * watch began) was blocked.
+     */
+    private int blockedLooks(Carrier m, Watch watch, long now) {
+        switch (m.getState()) {
+            case BLOCKED, WAITING, TIMED_WAITING -> {
+                // A carrier queued for the scheduler lock (submitting) is not blocked by its task.
+                return scheduling.lock.hasQueuedThread(m) ? 0 : watch.blockedLooks + 1;
+            }
+            case RUNNABLE -> {
+                if (m.osThreadId < 0) {
+                    return 0;
+                }
+                if (now - watch.nativeCheckedAt < NATIVE_CHECK_NANOS) {
+                    return watch.blockedLooks; // too soon to read /proc again: no new look
+                }
+                watch.nativeCheckedAt = now;
+                return NativeThreadState.isAsleep(m.osThreadId) ? watch.blockedLooks + 1 : 0;
+            }
+            default -> {
+                return 0;
+            }
+        }
     }
 }

@@ -34,7 +34,9 @@ class SchedulingTest {
 
     @Test
     void tasksFromRunnextInheritTheTimeSlice() {
-        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+        // A long time slice: on a loaded machine the chain may outlast 10 ms, and sysmon's
+        // preemption request would then rightly start a new slice.
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).timeSlice(Duration.ofSeconds(60)).build()) {
             long[] ticks = new long[2];
             CountDownLatch done = new CountDownLatch(1);
             AtomicInteger hops = new AtomicInteger();

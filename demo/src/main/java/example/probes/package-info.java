@@ -1,0 +1,7 @@
+/**
+ * The demo's sysmon probes: plain virtual-thread programs that know nothing of loom-gmp. They
+ * live outside {@code io.loomgmp} on purpose: the agent inserts preemption polls into application
+ * classes only, never into loom-gmp's own, and the fairness probe's CPU hogs must be application
+ * code. Each prints {@code key=value} lines on standard output.
+ */
+package example.probes;

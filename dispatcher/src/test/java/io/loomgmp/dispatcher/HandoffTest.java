@@ -1,0 +1,184 @@
+package io.loomgmp.dispatcher;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Carrier compensation: sysmon takes the P of a carrier blocked inside a task and hands it to
+ * another carrier, within {@code maxCarriers}; the blocked carrier gets a P back or parks when its
+ * task returns, and spare carriers retire after the keep-alive. Bounds are generous: these tests
+ * check behaviour, not speed.
+ */
+class HandoffTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    @Test
+    void aTaskQueuedBehindAParkedCarrierRunsOnAnotherCarrier() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch blocked = new CountDownLatch(1);
+            s.execute(() -> {
+                blocked.countDown();
+                awaitUninterruptibly(release); // the carrier is WAITING inside the task
+            });
+            Probe.await(blocked, BOUND, s, "the blocking task to start");
+            CountDownLatch probe = new CountDownLatch(1);
+            s.execute(probe::countDown);
+            Probe.await(probe, BOUND, s, "the probe behind the blocked carrier");
+            SchedulerSnapshot during = s.snapshot();
+            assertEquals(1, during.handoffs(), during.toString());
+            assertEquals(1, during.blockedCarriers(), during.toString());
+            assertTrue(during.carriers() >= 2, during.toString());
+
+            release.countDown();
+            Probe.awaitTrue(() -> s.snapshot().blockedCarriers() == 0, BOUND, s, "the blocked carrier to come back");
+            CountDownLatch after = new CountDownLatch(1);
+            s.execute(after::countDown);
+            Probe.await(after, BOUND, s, "a task after the hand-off");
+        }
+    }
+
+    @Test
+    void aCarrierBlockedInNativeCodeHandsItsPOff() throws IOException {
+        // A read from a child process's stdout blocks in the kernel: RUNNABLE for the JVM.
+        Process silent = new ProcessBuilder("sleep", "60").start();
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            CountDownLatch reading = new CountDownLatch(1);
+            CountDownLatch readReturned = new CountDownLatch(1);
+            s.execute(() -> {
+                reading.countDown();
+                try (InputStream in = silent.getInputStream()) {
+                    in.read(); // returns -1 once the process is killed
+                } catch (IOException ignored) {
+                    // killed: either way the read is over
+                }
+                readReturned.countDown();
+            });
+            Probe.await(reading, BOUND, s, "the reading task to start");
+            CountDownLatch probe = new CountDownLatch(1);
+            s.execute(probe::countDown);
+            Probe.await(probe, BOUND, s, "the probe behind the carrier blocked in read()");
+            assertEquals(1, s.snapshot().handoffs(), s.snapshot().toString());
+            silent.destroyForcibly();
+            Probe.await(readReturned, BOUND, s, "the read to return");
+        } finally {
+            silent.destroyForcibly();
+        }
+    }
+
+    @Test
+    void computingAndSubmittingTasksAreNotHandedOff() {
+        // Carriers that compute, and that queue for the scheduler lock while submitting to the
+        // global queue, are not blocked: sysmon must leave their Ps alone.
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
+            int tasks = 20_000;
+            CountDownLatch done = new CountDownLatch(tasks);
+            for (int i = 0; i < tasks; i++) {
+                s.submit(() -> {
+                    Probe.spin(Duration.ofNanos(20_000));
+                    s.submit(done::countDown, Placement.GLOBAL);
+                }, Placement.GLOBAL);
+            }
+            Probe.await(done, BOUND, s, "the computing tasks");
+            assertEquals(0, s.snapshot().handoffs(), s.snapshot().toString());
+        }
+    }
+
+    @Test
+    void aThousandBlockedTasksStayWithinMaxCarriersAndSparesRetire() throws InterruptedException {
+        int procs = 2;
+        int maxCarriers = 16;
+        Duration keepAlive = Duration.ofMillis(300);
+        try (GmpScheduler s = GmpScheduler.builder().procs(procs).maxCarriers(maxCarriers)
+                .keepAlive(keepAlive).build()) {
+            int tasks = 1_000;
+            CountDownLatch done = new CountDownLatch(tasks);
+            Set<Thread> carriersSeen = ConcurrentHashMap.newKeySet();
+            AtomicInteger mostCarriers = new AtomicInteger();
+            AtomicBoolean watching = new AtomicBoolean(true);
+            Thread watcher = Thread.ofPlatform().start(() -> {
+                while (watching.get()) {
+                    mostCarriers.accumulateAndGet(s.snapshot().carriers(), Math::max);
+                    Thread.onSpinWait();
+                }
+            });
+            for (int i = 0; i < tasks; i++) {
+                s.execute(() -> {
+                    carriersSeen.add(Thread.currentThread());
+                    sleepUninterruptibly(Duration.ofMillis(10)); // blocked, TIMED_WAITING
+                    done.countDown();
+                });
+            }
+            Probe.await(done, BOUND, s, "every blocked task");
+            watching.set(false);
+            watcher.join();
+            SchedulerSnapshot afterWork = s.snapshot();
+            assertTrue(mostCarriers.get() <= maxCarriers, "carriers peaked at " + mostCarriers.get());
+            assertTrue(carriersSeen.size() <= maxCarriers, carriersSeen.size() + " carrier threads ran tasks");
+            assertTrue(carriersSeen.size() > procs, "no carrier compensation: " + afterWork);
+            assertTrue(afterWork.handoffs() > 0, afterWork.toString());
+            Probe.awaitTrue(() -> s.snapshot().carriers() == procs, BOUND, s,
+                    "spare carriers to retire after the keep-alive");
+            assertEquals(procs, carriersSeen.stream().filter(Thread::isAlive).count(),
+                    "live carriers after retirement");
+        }
+    }
+
+    @Test
+    void closeWaitsForATaskWhoseCarrierLostItsP() {
+        GmpScheduler s = GmpScheduler.builder().procs(1).build();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger ran = new AtomicInteger();
+        s.execute(() -> {
+            awaitUninterruptibly(release);
+            s.execute(ran::incrementAndGet); // submitted by the detached carrier while closing
+        });
+        CountDownLatch probe = new CountDownLatch(1);
+        s.execute(probe::countDown);
+        Probe.await(probe, BOUND, s, "the probe behind the blocked carrier");
+        Thread closer = Thread.ofPlatform().start(s::close);
+        Probe.awaitTrue(s::isClosed, BOUND, s, "close() to begin");
+        release.countDown();
+        Probe.closeWithin(s, BOUND);
+        assertTrue(!closer.isAlive() || joined(closer), "close() returned");
+        assertEquals(1, ran.get(), "the task submitted by the detached carrier ran before termination");
+    }
+
+    private static boolean joined(Thread thread) {
+        try {
+            return thread.join(BOUND);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            if (!latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("test latch not released");
+            }
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void sleepUninterruptibly(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
