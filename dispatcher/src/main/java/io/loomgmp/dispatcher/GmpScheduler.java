@@ -97,6 +97,16 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         return carrier instanceof Carrier m && m.p != null && m.p.owner() == m && Preemption.take(m.p);
     }
 
+    /**
+     * Whether {@code carrier} is a carrier of any GMP scheduler whose P has tasks queued (its ring
+     * or runnext). A racy heuristic, like the JDK's {@code ForkJoinWorkerThread.hasKnownQueuedWork}
+     * that the agent answers with it: a virtual thread about to block should not spin while the
+     * task that would release it waits in its own carrier's queue.
+     */
+    public static boolean hasQueuedWork(Thread carrier) {
+        return carrier instanceof Carrier m && m.p != null && !m.p.runQueue.isEmpty();
+    }
+
     /** Whether {@code thread} is one of this scheduler's carriers. */
     public boolean isCarrier(Thread thread) {
         return scheduling.isOurCarrier(thread);

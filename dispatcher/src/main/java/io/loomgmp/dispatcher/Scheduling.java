@@ -120,6 +120,7 @@ final class Scheduling {
     void submit(Runnable task, Placement placement) {
         Carrier m = currentCarrier();
         Processor p = m == null ? null : m.p;
+        boolean wake = true;
         // Act as the P's owner only while holding it in a task (sysmon may have retaken it).
         if (p == null || placement == Placement.GLOBAL || !p.beginOwnerOp(m)) {
             submitGlobal(task, m != null);
@@ -127,6 +128,11 @@ final class Scheduling {
             try {
                 if (placement == Placement.RUNNEXT) {
                     task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
+                    // A hand-off into an empty runnext wakes nobody (as in Tokio): the submitter
+                    // is most likely about to block, and then its own carrier runs the task at
+                    // once; a woken carrier would spin and, after the grace, steal it to another
+                    // CPU. If the submitter keeps the P instead, sysmon wakes a carrier.
+                    wake = task != null;
                 }
                 if (task != null) {
                     Runnable[] overflow = p.runQueue.pushOrOverflow(task);
@@ -143,6 +149,9 @@ final class Scheduling {
             } finally {
                 p.endOwnerOp(m);
             }
+        }
+        if (!wake) {
+            return;
         }
         if (idle.idleProcs() == 0) {
             sysmon.nudge(); // every P busy: one may be held by a blocked carrier

@@ -18,6 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  *       waiting for the scheduler's own lock; or RUNNABLE for the JVM but asleep in the kernel
  *       (blocked in native code, {@link NativeThreadState}), looked at no more often than every
  *       {@link #NATIVE_CHECK_NANOS}, as reading {@code /proc} costs tens of microseconds.</li>
+ *   <li><b>wakes a carrier</b> for work queued behind a long task: a P running the same task as
+ *       at the last look with tasks in its queue while another P is idle and nobody spins. A
+ *       hand-off into an empty runnext wakes nobody (the submitter usually blocks at once), so
+ *       this is what lets another carrier steal it when the submitter keeps computing.</li>
  * </ol>
  * It sleeps 20 µs between rounds, doubling after 50 rounds in which it did nothing, up to 10 ms;
  * it sleeps until woken while every P is idle, and is woken early when work is queued while every
@@ -182,6 +186,11 @@ final class Sysmon implements Runnable {
                 watch.runsSince = now;
                 watch.blockedLooks = 0;
                 continue;
+            }
+            // Still the same task as at the last look: wake a thief for what waits behind it.
+            if (scheduling.idle.idleProcs() > 0 && scheduling.idle.spinning.get() == 0 && !p.runQueue.isEmpty()) {
+                scheduling.idle.wakeP();
+                acted = true;
             }
             watch.blockedLooks = blockedLooks(m, watch, now);
             if (watch.blockedLooks < 2 || now - watch.runsSince < HANDOFF_AFTER_NANOS || !hasWorkFor(p)) {

@@ -33,6 +33,40 @@ class SchedulingTest {
     }
 
     @Test
+    void aRunnextHandOffWakesNobodyButSysmonWakesAThiefWhenTheSubmitterKeepsComputing() {
+        // A long time slice, so that no preemption request frees the task instead.
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).timeSlice(Duration.ofSeconds(60)).build()) {
+            AtomicBoolean handedOffRan = new AtomicBoolean();
+            AtomicLong ranAfterMillis = new AtomicLong(-1);
+            CountDownLatch done = new CountDownLatch(1);
+            s.execute(() -> {
+                // First let the carrier woken for this task's own submission park again: nobody
+                // may be spinning when the hand-off is made.
+                long quiet = System.nanoTime();
+                while (!(s.snapshot().spinningCarriers() == 0 && s.snapshot().idleProcs() == 1)
+                        && System.nanoTime() - quiet < 5_000_000_000L) {
+                    Thread.onSpinWait();
+                }
+                long start = System.nanoTime();
+                s.submit(() -> {
+                    ranAfterMillis.set((System.nanoTime() - start) / 1_000_000);
+                    handedOffRan.set(true);
+                }, Placement.RUNNEXT);
+                // Keep the P for up to 5 s: the task in runnext must be stolen meanwhile.
+                while (!handedOffRan.get() && System.nanoTime() - start < 5_000_000_000L) {
+                    Thread.onSpinWait();
+                }
+                done.countDown();
+            });
+            Probe.await(done, BOUND, s, "the computing submitter");
+            assertTrue(handedOffRan.get() && ranAfterMillis.get() < 1_000,
+                    "the hand-off ran on another carrier while its submitter computed (after "
+                            + ranAfterMillis.get() + " ms)\n" + s.snapshot());
+            assertTrue(s.snapshot().steals() >= 1, s.snapshot().toString());
+        }
+    }
+
+    @Test
     void tasksFromRunnextInheritTheTimeSlice() {
         // A long time slice: on a loaded machine the chain may outlast 10 ms, and sysmon's
         // preemption request would then rightly start a new slice.

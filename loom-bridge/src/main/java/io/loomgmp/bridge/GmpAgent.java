@@ -20,6 +20,10 @@ import java.util.Set;
  *   <li>Build the scheduler, define the hook in {@code java.lang} with it
  *       ({@link SchedulerHook}), then retransform VirtualThread ({@link VirtualThreadRewriter})
  *       and check that exactly one site was rewritten.</li>
+ *   <li>Answer the JDK's spin heuristic for GMP carriers: define {@link QueuedWorkHook} and
+ *       retransform {@code ForkJoinWorkerThread} ({@link ForkJoinWorkerThreadRewriter}). Should
+ *       that JDK method have another shape, one warning line says what is lost, and start-up
+ *       goes on: it is a speed-up, not a correctness matter.</li>
  *   <li>Unless {@code preempt=false}, register {@link PreemptionPolls}, so that every application
  *       class loaded from then on gets a preemption poll at each loop back-edge. It is not a
  *       retransforming transformer: classes already loaded (the agent's own, the JDK's) keep
@@ -62,7 +66,7 @@ public final class GmpAgent {
         Module self = GmpAgent.class.getModule();
         instrumentation.redefineModule(Object.class.getModule(), Set.of(),
                 Map.of("jdk.internal.access", Set.of(self)),
-                Map.of("java.lang", Set.of(self)),
+                Map.of("java.lang", Set.of(self), "java.util.concurrent", Set.of(self)),
                 Set.of(), Map.of());
 
         GmpScheduler scheduler = GmpScheduler.builder()
@@ -84,6 +88,7 @@ public final class GmpAgent {
         if (rewriter.lastRewrites() != 1) {
             throw new UnsupportedJdk("rewrote " + rewriter.lastRewrites() + " reads of DEFAULT_SCHEDULER, expected 1");
         }
+        answerSpinHeuristic(instrumentation);
         if (settings.preempt()) {
             instrumentation.addTransformer(new PreemptionPolls(settings.preemptInclude(), settings.preemptExclude(),
                     instrumentation), false);
@@ -91,6 +96,21 @@ public final class GmpAgent {
 
         if (settings.schedtraceMillis() > 0) {
             SchedTrace.start(scheduler, settings.schedtraceMillis(), System.err);
+        }
+    }
+
+    /** See step 4 of the class comment. */
+    private static void answerSpinHeuristic(Instrumentation instrumentation) throws Exception {
+        QueuedWorkHook.define();
+        ForkJoinWorkerThreadRewriter rewriter = new ForkJoinWorkerThreadRewriter();
+        instrumentation.addTransformer(rewriter, true);
+        instrumentation.retransformClasses(Class.forName("java.util.concurrent.ForkJoinWorkerThread", false, null));
+        if (rewriter.lastFailure() != null || rewriter.lastRewrites() != 1) {
+            System.err.println("loom-gmp: warning: could not rewrite ForkJoinWorkerThread."
+                    + ForkJoinWorkerThreadRewriter.METHOD + "() on JDK " + Runtime.version() + " ("
+                    + (rewriter.lastFailure() != null ? rewriter.lastFailure() : rewriter.lastRewrites() + " sites")
+                    + "): virtual threads blocking in SynchronousQueue, LinkedTransferQueue or Exchanger"
+                    + " will spin before parking even when their carrier has queued work");
         }
     }
 

@@ -2,6 +2,7 @@ package io.loomgmp.bridge;
 
 import io.loomgmp.bridge.probe.CarrierProbe;
 import io.loomgmp.bridge.probe.HandOffProbe;
+import io.loomgmp.bridge.probe.QueuedWorkProbe;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -29,6 +30,17 @@ class AgentIT {
         assertEquals(30_000_000_000L, jvm.number("keepAliveNanos"));
         assertTrue(jvm.number("tasksRun") >= 5, jvm.toString());
         assertEquals("", jvm.stderr(), "the agent prints nothing when all is well");
+    }
+
+    @Test
+    void theJdksSpinHeuristicSeesWorkQueuedOnAGmpCarrier() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Djdk.virtualThreadScheduler.parallelism=1",
+                "--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED"), QueuedWorkProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertEquals("false", jvm.value("withoutQueuedWork"), jvm.toString());
+        assertEquals("true", jvm.value("withQueuedWork"),
+                "ForkJoinWorkerThread.hasKnownQueuedWork() answers for GMP carriers\n" + jvm);
+        assertEquals("", jvm.stderr());
     }
 
     @Test

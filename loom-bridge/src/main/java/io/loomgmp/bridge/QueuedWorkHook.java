@@ -1,0 +1,77 @@
+package io.loomgmp.bridge;
+
+import io.loomgmp.dispatcher.GmpScheduler;
+
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.Label;
+import java.lang.constant.ClassDesc;
+import java.lang.constant.ConstantDescs;
+import java.lang.constant.MethodTypeDesc;
+import java.lang.invoke.MethodHandles;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Gives GMP's answer to the JDK's spin heuristic. Before parking, {@code SynchronousQueue},
+ * {@code LinkedTransferQueue} and {@code Exchanger} spin for a while unless
+ * {@code ForkJoinWorkerThread.hasKnownQueuedWork()} says the carrier has queued work; that method
+ * knows only ForkJoinPool. On GMP a virtual thread that hands a token to its partner puts the
+ * partner in its own P's runnext and then spins in vain: the partner cannot run until it parks.
+ * {@link ForkJoinWorkerThreadRewriter} makes the JDK method return true first when
+ * {@link #CLASS_NAME}{@code .queuedWork()} does, which asks {@link GmpScheduler#hasQueuedWork}.
+ *
+ * <p>The hook is generated and defined <em>in</em> {@code java.util.concurrent} (like
+ * {@link SchedulerHook} in {@code java.lang}), as the JDK method can only see classes of its own
+ * module:
+ * <pre>
+ * final class java.util.concurrent.LoomGmpQueuedWorkHook {
+ *     static volatile BooleanSupplier probe;               // set once by the agent
+ *     static boolean queuedWork() {                        // called by hasKnownQueuedWork()
+ *         BooleanSupplier p = probe;
+ *         return p != null &amp;&amp; p.getAsBoolean();
+ *     }
+ * }
+ * </pre>
+ */
+final class QueuedWorkHook {
+    static final String CLASS_NAME = "java.util.concurrent.LoomGmpQueuedWorkHook";
+    static final ClassDesc CLASS_DESC = ClassDesc.of(CLASS_NAME);
+    static final String METHOD = "queuedWork";
+    static final MethodTypeDesc METHOD_TYPE = MethodTypeDesc.of(ConstantDescs.CD_boolean);
+    private static final String FIELD = "probe";
+    private static final ClassDesc CD_SUPPLIER = ClassDesc.of(BooleanSupplier.class.getName());
+
+    private QueuedWorkHook() {
+    }
+
+    /**
+     * Defines the hook and installs the probe: the current carrier, if a GMP one, has queued
+     * work. The caller's module must have {@code java.util.concurrent} opened to it.
+     */
+    static void define() throws IllegalAccessException, NoSuchFieldException {
+        MethodHandles.Lookup inJuc = MethodHandles.privateLookupIn(ForkJoinWorkerThread.class, MethodHandles.lookup());
+        Class<?> hook = inJuc.defineClass(classBytes());
+        BooleanSupplier probe = () -> GmpScheduler.hasQueuedWork(CarrierAccess.currentCarrierThread());
+        MethodHandles.privateLookupIn(hook, MethodHandles.lookup())
+                .findStaticVarHandle(hook, FIELD, BooleanSupplier.class)
+                .setVolatile(probe);
+    }
+
+    static byte[] classBytes() {
+        return ClassFile.of().build(CLASS_DESC, type -> type
+                .withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC)
+                .withField(FIELD, CD_SUPPLIER, ClassFile.ACC_STATIC | ClassFile.ACC_VOLATILE)
+                .withMethodBody(METHOD, METHOD_TYPE, ClassFile.ACC_STATIC, code -> {
+                    Label none = code.newLabel();
+                    code.getstatic(CLASS_DESC, FIELD, CD_SUPPLIER)
+                            .dup()
+                            .ifnull(none)
+                            .invokeinterface(CD_SUPPLIER, "getAsBoolean", METHOD_TYPE)
+                            .ireturn()
+                            .labelBinding(none)
+                            .pop()
+                            .iconst_0()
+                            .ireturn();
+                }));
+    }
+}
