@@ -2,6 +2,8 @@ package io.loomgmp.dispatcher;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -18,6 +20,8 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class GmpScheduler implements Executor, AutoCloseable {
     private final Scheduling scheduling;
+    /** Run once each by {@link #close}; e.g. unregistering the MXBean ({@link GmpSchedulerMXBeans}). */
+    private final Queue<Runnable> closeActions = new ConcurrentLinkedQueue<>();
 
     private GmpScheduler(Builder builder) {
         this.scheduling = new Scheduling(builder.name, builder.procs, builder.maxCarriers,
@@ -146,10 +150,30 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      * whatever those tasks submit) finish, then stops the carriers and returns. Tasks blocked
      * forever keep it waiting. Called from a task running on this scheduler it does not wait, as
      * that would wait for itself. Idempotent; interruption while waiting is kept for the caller.
+     * Last, it unregisters the scheduler's MXBean, if {@link GmpSchedulerMXBeans} registered one.
      */
     @Override
     public void close() {
         scheduling.close();
+        runCloseActions();
+    }
+
+    /**
+     * Any thread. Runs {@code action} once when this scheduler closes, or now if it already has.
+     * {@code action} must not throw.
+     */
+    void onClose(Runnable action) {
+        closeActions.add(action);
+        if (isClosed()) { // a close that ran before the add has missed it
+            runCloseActions();
+        }
+    }
+
+    /** poll() hands each action to exactly one caller, so concurrent closes run it once. */
+    private void runCloseActions() {
+        for (Runnable action; (action = closeActions.poll()) != null; ) {
+            action.run();
+        }
     }
 
     @Override

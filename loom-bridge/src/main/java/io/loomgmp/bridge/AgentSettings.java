@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  *       only these classes get polls</td><td>every application class</td></tr>
  *   <tr><td>preempt.exclude</td><td>gmp.preempt.exclude</td><td>binary-name prefixes separated by {@code ;}:
  *       these classes get none</td><td>none</td></tr>
+ *   <tr><td>mxbean</td><td>gmp.mxbean</td><td>true or false: register the scheduler's MXBean once the
+ *       platform MBean server exists</td><td>true</td></tr>
  * </table>
  * As in the JDK, a {@code maxPoolSize} below {@code parallelism} lowers the parallelism. The JDK
  * properties are checked even when an agent argument overrides them, because the JDK still reads
@@ -36,7 +38,7 @@ import java.util.regex.Pattern;
  * means the package {@code com.acme} and its subpackages (see {@link PreemptionPolls}).
  */
 record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Duration keepAlive, long schedtraceMillis,
-                     boolean preempt, List<String> preemptInclude, List<String> preemptExclude) {
+                     boolean preempt, List<String> preemptInclude, List<String> preemptExclude, boolean mxbean) {
     static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
     static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
     static final String TIMESLICE = "gmp.timeslice";
@@ -45,6 +47,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
     static final String PREEMPT = "gmp.preempt";
     static final String PREEMPT_INCLUDE = "gmp.preempt.include";
     static final String PREEMPT_EXCLUDE = "gmp.preempt.exclude";
+    static final String MXBEAN = "gmp.mxbean";
     /** ForkJoinPool's limit, which the JDK applies to the same properties. */
     static final int MAX_PARALLELISM = 0x7fff;
 
@@ -56,10 +59,11 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
             "schedtrace", SCHEDTRACE,
             "preempt", PREEMPT,
             "preempt.include", PREEMPT_INCLUDE,
-            "preempt.exclude", PREEMPT_EXCLUDE);
+            "preempt.exclude", PREEMPT_EXCLUDE,
+            "mxbean", MXBEAN);
     private static final String ACCEPTED_ARGUMENTS = "parallelism=N, maxPoolSize=N, timeslice=DURATION,"
             + " keepalive=DURATION, schedtrace=MS, preempt=true|false, preempt.include=PREFIXES,"
-            + " preempt.exclude=PREFIXES";
+            + " preempt.exclude=PREFIXES, mxbean=true|false";
     private static final Pattern DURATION = Pattern.compile("(\\d{1,18})(ns|us|ms|s)");
     /** A dotted Java name, optionally ending with a dot: {@code com.acme.}, {@code com.acme.Main}. */
     private static final Pattern PREFIX = Pattern.compile(
@@ -117,8 +121,9 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         Duration keepAlive = values.containsKey(KEEPALIVE) ? duration(values.get(KEEPALIVE)) : Duration.ofSeconds(30);
         long schedtrace = values.containsKey(SCHEDTRACE) ? Long.parseLong(values.get(SCHEDTRACE)) : 0;
         boolean preempt = !"false".equals(values.get(PREEMPT));
+        boolean mxbean = !"false".equals(values.get(MXBEAN));
         return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtrace, preempt,
-                prefixes(values.get(PREEMPT_INCLUDE)), prefixes(values.get(PREEMPT_EXCLUDE)));
+                prefixes(values.get(PREEMPT_INCLUDE)), prefixes(values.get(PREEMPT_EXCLUDE)), mxbean);
     }
 
     private static void check(String property, String value, String source) {
@@ -145,7 +150,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
                     throw bad(source, value, "milliseconds between lines, a whole number (0 turns it off)");
                 }
             }
-            case PREEMPT -> {
+            case PREEMPT, MXBEAN -> {
                 if (!value.equals("true") && !value.equals("false")) {
                     throw bad(source, value, "true or false");
                 }

@@ -28,6 +28,9 @@ import java.util.Set;
  *       class loaded from then on gets a preemption poll at each loop back-edge. It is not a
  *       retransforming transformer: classes already loaded (the agent's own, the JDK's) keep
  *       their bytes.</li>
+ *   <li>Unless {@code mxbean=false}, start {@link SchedulerMXBeanRegistration}, which registers
+ *       the scheduler's MXBean once the platform MBean server exists (creating it here would
+ *       cost every application about 0.3 s of start-up).</li>
  * </ol>
  * VirtualThread is loaded but not yet initialised when this runs; its static initialiser still
  * creates the JDK's ForkJoinPool later, which stays unused and starts no thread.
@@ -96,6 +99,10 @@ public final class GmpAgent {
 
         if (settings.schedtraceMillis() > 0) {
             SchedTrace.start(scheduler, settings.schedtraceMillis(), System.err);
+        }
+        // A run-time image without java.management has no MBean server for a console to see.
+        if (settings.mxbean() && ModuleLayer.boot().findModule("java.management").isPresent()) {
+            SchedulerMXBeanRegistration.start(scheduler, System.err);
         }
     }
 

@@ -23,7 +23,7 @@ class AgentSettingsTest {
     /** The defaults but for the parallelism and the carrier bound. */
     private static AgentSettings defaults(int parallelism, int maxPoolSize) {
         return new AgentSettings(parallelism, maxPoolSize, Duration.ofMillis(10), Duration.ofSeconds(30), 0,
-                true, List.of(), List.of());
+                true, List.of(), List.of(), true);
     }
 
     @Test
@@ -62,6 +62,16 @@ class AgentSettingsTest {
     }
 
     @Test
+    void theMXBeanCanBeTurnedOff() {
+        assertTrue(AgentSettings.parse(null, props(), 1).mxbean());
+        assertFalse(AgentSettings.parse("mxbean=false", props(), 1).mxbean());
+        assertFalse(AgentSettings.parse(null, props(AgentSettings.MXBEAN, "false"), 1).mxbean());
+        assertTrue(AgentSettings.parse("mxbean=true", props(AgentSettings.MXBEAN, "false"), 1).mxbean());
+        assertBad("loom-gmp: bad value \"off\" for system property gmp.mxbean: expected true or false",
+                null, props(AgentSettings.MXBEAN, "off"));
+    }
+
+    @Test
     void durationsTakeUnits() {
         assertEquals(Duration.ofNanos(700), AgentSettings.parse("timeslice=700ns", props(), 1).timeSlice());
         assertEquals(Duration.ofNanos(5_000), AgentSettings.parse("timeslice=5us", props(), 1).timeSlice());
@@ -82,7 +92,7 @@ class AgentSettingsTest {
                 + " expected a whole number from 1 to 32767", "parallelism=4", props(AgentSettings.PARALLELISM, " 4"));
         assertBad("loom-gmp: unknown agent argument \"verbose\"; accepted: parallelism=N, maxPoolSize=N,"
                 + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
-                + " preempt.include=PREFIXES, preempt.exclude=PREFIXES", "verbose", props());
+                + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false", "verbose", props());
     }
 
     @Test

@@ -1,0 +1,94 @@
+package io.loomgmp.dispatcher;
+
+/**
+ * A {@link GmpScheduler} seen through JMX, under {@code io.loomgmp:type=Scheduler,name=<name>}
+ * (see {@link GmpSchedulerMXBeans}), so that JConsole and JMC's MBean browser show what
+ * {@link GmpScheduler#snapshot()} returns. Every attribute is read-only and read from a fresh
+ * snapshot, so two attributes are each exact at some moment, not necessarily the same one.
+ * The counters are cumulative since the scheduler started.
+ */
+public interface GmpSchedulerMXBean {
+    /** The scheduler's name; its carriers are named {@code <name>-M<n>}. */
+    String getName();
+
+    /** Number of Ps: how many tasks run at once. */
+    int getProcs();
+
+    /** Ps on the idle list. */
+    int getIdleProcs();
+
+    /** Upper bound on carrier threads. */
+    int getMaxCarriers();
+
+    /** Whether {@link GmpScheduler#close()} has been called. */
+    boolean isClosed();
+
+    /** Carrier threads alive. */
+    int getCarriers();
+
+    /** Carriers holding a P, neither spinning nor parked: running tasks, or in transit. */
+    int getRunningCarriers();
+
+    /** Carriers searching for work. */
+    int getSpinningCarriers();
+
+    /** Carriers parked on the idle list. */
+    int getIdleCarriers();
+
+    /** Carriers still in a task whose P sysmon handed to another carrier. */
+    int getBlockedCarriers();
+
+    /** Tasks on the global queue. */
+    int getGlobalQueueLength();
+
+    /** Tasks queued on all Ps together, {@code runnext} included: the sum of {@link #getLocalQueueLengths()}. */
+    int getLocalQueueLength();
+
+    /**
+     * Tasks queued on each P, by P id, {@code runnext} included: the bracketed figures of the
+     * schedtrace line.
+     */
+    int[] getLocalQueueLengths();
+
+    /** Tasks run, over all Ps. */
+    long getTasksRun();
+
+    /** Tasks taken from {@code runnext} (LIFO hand-offs). */
+    long getRunnextHits();
+
+    /** Tasks taken from local rings. */
+    long getLocalPops();
+
+    /** Tasks taken from the global queue in batches, when the local queue was empty. */
+    long getGlobalGrabs();
+
+    /** Tasks taken from the global queue on the fairness tick. */
+    long getFairnessTickGrabs();
+
+    /** Successful steals. */
+    long getSteals();
+
+    /** Tasks moved by steals. */
+    long getStolenTasks();
+
+    /** Times a full local ring moved half of itself to the global queue. */
+    long getOverflows();
+
+    /** Times a carrier parked on the idle list. */
+    long getParks();
+
+    /** Times a carrier started spinning. */
+    long getSpins();
+
+    /** Times sysmon asked a P's running task to give the P up. */
+    long getPreemptRequests();
+
+    /** Times sysmon took a P from a carrier blocked in a task and handed it to another carrier. */
+    long getHandoffs();
+
+    /**
+     * Go's {@code GODEBUG=schedtrace} line, timed from the JVM's start, e.g.
+     * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0]}.
+     */
+    String getSchedtraceLine();
+}

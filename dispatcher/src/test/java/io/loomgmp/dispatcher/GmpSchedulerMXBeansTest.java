@@ -1,0 +1,166 @@
+package io.loomgmp.dispatcher;
+
+import org.junit.jupiter.api.Test;
+
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.JMX;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The MXBean of a local scheduler, read the way JConsole reads it: through the platform MBean server. */
+class GmpSchedulerMXBeansTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+    private static final MBeanServer SERVER = ManagementFactory.getPlatformMBeanServer();
+
+    @Test
+    void attributesThroughTheMBeanServerMatchTheSnapshot() throws Exception {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).maxCarriers(5).name("mx-attributes").build()) {
+            ObjectName name = GmpSchedulerMXBeans.register(s);
+            assertEquals(new ObjectName("io.loomgmp:type=Scheduler,name=mx-attributes"), name);
+
+            int tasks = 50;
+            CountDownLatch done = new CountDownLatch(tasks);
+            for (int i = 0; i < tasks; i++) {
+                s.execute(done::countDown);
+            }
+            Probe.await(done, BOUND, s, "the tasks");
+            // Quiescent: every P and every carrier idle, so the figures stand still while read.
+            Probe.awaitTrue(() -> {
+                SchedulerSnapshot now = s.snapshot();
+                return now.idleProcs() == 2 && now.idleCarriers() == now.carriers();
+            }, BOUND, s, "every P and carrier idle");
+
+            SchedulerSnapshot snapshot = s.snapshot();
+            Map<String, Object> attributes = new HashMap<>();
+            for (MBeanAttributeInfo info : SERVER.getMBeanInfo(name).getAttributes()) {
+                assertTrue(info.isReadable() && !info.isWritable(), info.getName() + " is read-only");
+                attributes.put(info.getName(), SERVER.getAttribute(name, info.getName()));
+            }
+            assertEquals("mx-attributes", attributes.get("Name"));
+            assertEquals(2, attributes.get("Procs"));
+            assertEquals(5, attributes.get("MaxCarriers"));
+            assertEquals(false, attributes.get("Closed"));
+            assertEquals(snapshot.idleProcs(), attributes.get("IdleProcs"));
+            assertEquals(snapshot.carriers(), attributes.get("Carriers"));
+            assertEquals(snapshot.runningCarriers(), attributes.get("RunningCarriers"));
+            assertEquals(snapshot.spinningCarriers(), attributes.get("SpinningCarriers"));
+            assertEquals(snapshot.idleCarriers(), attributes.get("IdleCarriers"));
+            assertEquals(snapshot.blockedCarriers(), attributes.get("BlockedCarriers"));
+            assertEquals(snapshot.globalQueueLength(), attributes.get("GlobalQueueLength"));
+            assertEquals(0, attributes.get("LocalQueueLength"));
+            assertArrayEquals(new int[] {0, 0}, (int[]) attributes.get("LocalQueueLengths"));
+            assertEquals((long) tasks, attributes.get("TasksRun"));
+            assertEquals(snapshot.tasksRun(), attributes.get("TasksRun"));
+            assertEquals(snapshot.runnextHits(), attributes.get("RunnextHits"));
+            assertEquals(snapshot.localPops(), attributes.get("LocalPops"));
+            assertEquals(snapshot.globalGrabs(), attributes.get("GlobalGrabs"));
+            assertEquals(snapshot.fairnessTickGrabs(), attributes.get("FairnessTickGrabs"));
+            assertEquals(snapshot.steals(), attributes.get("Steals"));
+            assertEquals(snapshot.stolenTasks(), attributes.get("StolenTasks"));
+            assertEquals(snapshot.overflows(), attributes.get("Overflows"));
+            assertEquals(snapshot.parks(), attributes.get("Parks"));
+            assertEquals(snapshot.spins(), attributes.get("Spins"));
+            assertEquals(snapshot.preemptRequests(), attributes.get("PreemptRequests"));
+            assertEquals(snapshot.handoffs(), attributes.get("Handoffs"));
+            String line = (String) attributes.get("SchedtraceLine");
+            assertTrue(line.matches("SCHED \\d+ms: gomaxprocs=2 idleprocs=2 threads=\\d+ spinningthreads=0"
+                    + " idlethreads=\\d+ runqueue=0 \\[0 0]"), line);
+            assertEquals(26, attributes.size(), "every attribute checked above: " + attributes.keySet());
+
+            // JConsole reads several at once; a typed proxy is what an application would use.
+            AttributeList some = SERVER.getAttributes(name, new String[] {"Procs", "TasksRun"});
+            assertEquals(Arrays.asList(new Attribute("Procs", 2), new Attribute("TasksRun", (long) tasks)),
+                    some.asList());
+            assertEquals(tasks, JMX.newMXBeanProxy(SERVER, name, GmpSchedulerMXBean.class).getTasksRun());
+        }
+    }
+
+    @Test
+    void localQueueLengthsCountTheRingAndRunnextOfEachP() throws Exception {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("mx-queues").build()) {
+            ObjectName name = GmpSchedulerMXBeans.register(s);
+            CountDownLatch queued = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(3);
+            s.execute(() -> {
+                s.execute(done::countDown);                     // ring
+                s.execute(done::countDown);                     // ring
+                s.submit(done::countDown, Placement.RUNNEXT);   // runnext
+                queued.countDown();
+                // The one P stays busy: nothing can run the three until this task ends.
+                long deadline = System.nanoTime() + BOUND.toNanos();
+                while (release.getCount() > 0 && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            });
+            Probe.await(queued, BOUND, s, "three tasks queued");
+            try {
+                assertArrayEquals(new int[] {3}, (int[]) SERVER.getAttribute(name, "LocalQueueLengths"));
+                assertEquals(3, SERVER.getAttribute(name, "LocalQueueLength"));
+            } finally {
+                release.countDown();
+            }
+            Probe.await(done, BOUND, s, "the queued tasks");
+        }
+    }
+
+    @Test
+    void closeUnregistersTheMXBean() throws Exception {
+        GmpScheduler s = GmpScheduler.builder().procs(1).name("mx-close").build();
+        ObjectName name = GmpSchedulerMXBeans.register(s);
+        assertTrue(SERVER.isRegistered(name));
+        s.close();
+        assertFalse(SERVER.isRegistered(name));
+        s.close(); // idempotent, and nothing left to unregister
+        assertThrows(IllegalStateException.class, () -> GmpSchedulerMXBeans.register(s));
+        // The name is free again for another scheduler.
+        try (GmpScheduler next = GmpScheduler.builder().procs(1).name("mx-close").build()) {
+            assertEquals(name, GmpSchedulerMXBeans.register(next));
+        }
+        assertFalse(SERVER.isRegistered(name));
+    }
+
+    @Test
+    void aTakenNameIsAClearError() {
+        try (GmpScheduler first = GmpScheduler.builder().procs(1).name("mx-twice").build()) {
+            GmpSchedulerMXBeans.register(first);
+            GmpScheduler second = GmpScheduler.builder().procs(1).name("mx-twice").build();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> GmpSchedulerMXBeans.register(second));
+            assertEquals("an MBean named io.loomgmp:type=Scheduler,name=mx-twice is already registered;"
+                    + " give each scheduler its own name (GmpScheduler.builder().name(...))", e.getMessage());
+            // The failed registration left the first in place, and closing the second does not remove it.
+            second.close();
+            assertTrue(SERVER.isRegistered(GmpSchedulerMXBeans.objectName("mx-twice")));
+        }
+        assertFalse(SERVER.isRegistered(GmpSchedulerMXBeans.objectName("mx-twice")));
+    }
+
+    @Test
+    void aNameWithObjectNameSyntaxIsQuoted() throws Exception {
+        String odd = "orders,type=x:\"*?\nend";
+        ObjectName name = GmpSchedulerMXBeans.objectName(odd);
+        assertFalse(name.isPattern());
+        assertEquals("Scheduler", name.getKeyProperty("type"));
+        assertEquals(odd, ObjectName.unquote(name.getKeyProperty("name")));
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name(odd).build()) {
+            assertEquals(name, GmpSchedulerMXBeans.register(s));
+            assertEquals(odd, SERVER.getAttribute(name, "Name"));
+        }
+        assertEquals("plain-name_1.2", GmpSchedulerMXBeans.objectName("plain-name_1.2").getKeyProperty("name"),
+                "a name that needs no quotes gets none");
+    }
+}

@@ -1,0 +1,254 @@
+package io.loomgmp.metrics;
+
+import io.loomgmp.dispatcher.GmpScheduler;
+import io.loomgmp.dispatcher.Placement;
+import io.loomgmp.dispatcher.SchedulerSnapshot;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** The meters on a real scheduler running real tasks, read through a SimpleMeterRegistry. */
+class GmpSchedulerMetricsTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+    private static final List<String> COUNTERS = List.of("loomgmp.tasks.run", "loomgmp.runnext.hits",
+            "loomgmp.local.pops", "loomgmp.global.grabs", "loomgmp.fairness.grabs", "loomgmp.steals",
+            "loomgmp.steals.tasks", "loomgmp.overflows", "loomgmp.carrier.parks", "loomgmp.carrier.spins",
+            "loomgmp.preemptions", "loomgmp.handoffs");
+
+    /** Every meter read takes a fresh snapshot, so a test sees the effect of what it just did. */
+    private static MeterRegistry bind(GmpScheduler scheduler, Tag... tags) {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new GmpSchedulerMetrics(scheduler, Tags.of(tags), Duration.ZERO).bindTo(registry);
+        return registry;
+    }
+
+    private static double gauge(MeterRegistry registry, String name, String... tags) {
+        return registry.get(name).tags(tags).gauge().value();
+    }
+
+    private static double count(MeterRegistry registry, String name) {
+        return registry.get(name).functionCounter().count();
+    }
+
+    @Test
+    void everyMeterHasItsNameTagsUnitAndDescription() {
+        try (GmpScheduler scheduler = GmpScheduler.builder().procs(2).maxCarriers(9).name("orders").build()) {
+            MeterRegistry registry = new SimpleMeterRegistry();
+            assertSame(scheduler, GmpSchedulerMetrics.monitor(registry, scheduler, Tag.of("app", "shop")));
+
+            for (Meter meter : registry.getMeters()) {
+                Meter.Id id = meter.getId();
+                assertTrue(id.getName().startsWith("loomgmp."), id.toString());
+                assertEquals("orders", id.getTag("name"), id.toString());
+                assertEquals("shop", id.getTag("app"), id.toString());
+                assertNotNull(id.getDescription(), id.toString());
+            }
+            Set<String> names = registry.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
+            Set<String> expected = new java.util.HashSet<>(COUNTERS);
+            expected.addAll(List.of("loomgmp.procs", "loomgmp.procs.idle", "loomgmp.carriers", "loomgmp.carriers.max",
+                    "loomgmp.queue.global", "loomgmp.queue.local"));
+            assertEquals(expected, names);
+            // 4 carrier states and 2 Ps: 12 counters + 4 single gauges + 4 + 2
+            assertEquals(22, registry.getMeters().size());
+
+            Gauge procs = registry.get("loomgmp.procs").gauge();
+            assertEquals(2, procs.value());
+            assertNull(procs.getId().getBaseUnit(), "Ps have no base unit, as system.cpu.count");
+            assertEquals(9, registry.get("loomgmp.carriers.max").gauge().value());
+            assertEquals("threads", registry.get("loomgmp.carriers.max").gauge().getId().getBaseUnit());
+            for (String state : List.of("running", "spinning", "idle", "blocked")) {
+                assertEquals("threads", registry.get("loomgmp.carriers").tag("state", state).gauge().getId().getBaseUnit());
+            }
+            assertEquals("tasks", registry.get("loomgmp.queue.global").gauge().getId().getBaseUnit());
+            for (String proc : List.of("0", "1")) {
+                assertEquals("tasks", registry.get("loomgmp.queue.local").tag("proc", proc).gauge().getId().getBaseUnit());
+            }
+            for (String name : COUNTERS) {
+                FunctionCounter counter = registry.get(name).functionCounter();
+                String unit = counter.getId().getBaseUnit();
+                boolean countsTasks = name.equals("loomgmp.steals.tasks") || !name.matches(
+                        "loomgmp\\.(steals|overflows|carrier\\.parks|carrier\\.spins|preemptions|handoffs)");
+                assertEquals(countsTasks ? "tasks" : null, unit, name);
+            }
+        }
+    }
+
+    @Test
+    void aRunnextChainMovesTasksRunAndRunnextHits() throws InterruptedException {
+        int chain = 200;
+        // One P: no thief can take a runnext task, so every link is a runnext hit.
+        try (GmpScheduler scheduler = GmpScheduler.builder().procs(1).name("chain").build()) {
+            MeterRegistry registry = bind(scheduler);
+            assertEquals(0, count(registry, "loomgmp.tasks.run"));
+
+            CountDownLatch done = new CountDownLatch(1);
+            scheduler.execute(() -> link(scheduler, chain, done));
+            await(done, scheduler, "the runnext chain");
+
+            assertEquals(chain + 1, count(registry, "loomgmp.tasks.run"), "the first task and its chain");
+            assertEquals(chain, count(registry, "loomgmp.runnext.hits"));
+            assertEquals(1, count(registry, "loomgmp.global.grabs") + count(registry, "loomgmp.fairness.grabs"),
+                    "the first task came from outside, through the global queue");
+            SchedulerSnapshot snapshot = scheduler.snapshot();
+            assertEquals(snapshot.tasksRun(), count(registry, "loomgmp.tasks.run"));
+            assertEquals(snapshot.runnextHits(), count(registry, "loomgmp.runnext.hits"));
+        }
+    }
+
+    /** Hands the next link to runnext until {@code left} reaches 0. */
+    private static void link(GmpScheduler scheduler, int left, CountDownLatch done) {
+        if (left == 0) {
+            done.countDown();
+        } else {
+            scheduler.submit(() -> link(scheduler, left - 1, done), Placement.RUNNEXT);
+        }
+    }
+
+    @Test
+    void localSubmissionsMoveLocalPops() throws InterruptedException {
+        int fanOut = 100;
+        try (GmpScheduler scheduler = GmpScheduler.builder().procs(1).name("fan").build()) {
+            MeterRegistry registry = bind(scheduler);
+            CountDownLatch done = new CountDownLatch(fanOut);
+            scheduler.execute(() -> {
+                for (int i = 0; i < fanOut; i++) {
+                    scheduler.execute(done::countDown); // from a carrier: the tail of its P's ring
+                }
+            });
+            await(done, scheduler, "the fan-out");
+            assertEquals(fanOut, count(registry, "loomgmp.local.pops"));
+            assertEquals(fanOut + 1, count(registry, "loomgmp.tasks.run"));
+        }
+    }
+
+    @Test
+    void gaugesShowTheQueuesWhileEveryPIsBusy() throws InterruptedException {
+        try (GmpScheduler scheduler = GmpScheduler.builder().procs(2).name("busy").build()) {
+            MeterRegistry registry = bind(scheduler);
+            assertEquals(2, gauge(registry, "loomgmp.procs.idle"), "a new scheduler's Ps are idle");
+
+            // Two blockers hold both Ps. They spin rather than park: a parked carrier may have its
+            // P handed to another carrier, which would run the queued tasks under the test.
+            CountDownLatch bothRunning = new CountDownLatch(2);
+            CountDownLatch queuedLocally = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(2 + 4 + 5);
+            Release release = new Release();
+            Runnable queued = done::countDown;
+            scheduler.execute(() -> {
+                bothRunning.countDown();
+                release.spinUntil(() -> bothRunning.getCount() == 0);
+                for (int i = 0; i < 3; i++) {
+                    scheduler.execute(queued);
+                }
+                scheduler.submit(queued, Placement.RUNNEXT);
+                queuedLocally.countDown();
+                release.spinUntil(release::released);
+                done.countDown();
+            });
+            scheduler.execute(() -> {
+                bothRunning.countDown();
+                release.spinUntil(release::released);
+                done.countDown();
+            });
+            try {
+                await(queuedLocally, scheduler, "both blockers running and 4 tasks queued on one P");
+                for (int i = 0; i < 5; i++) {
+                    scheduler.execute(queued); // from outside: the global queue
+                }
+
+                assertEquals(5, gauge(registry, "loomgmp.queue.global"), scheduler.snapshot().toString());
+                double p0 = gauge(registry, "loomgmp.queue.local", "proc", "0");
+                double p1 = gauge(registry, "loomgmp.queue.local", "proc", "1");
+                assertEquals(4, p0 + p1, "3 in one P's ring and 1 in its runnext\n" + scheduler.snapshot());
+                assertEquals(4, Math.max(p0, p1), "all on the blocker's P\n" + scheduler.snapshot());
+                assertEquals(0, gauge(registry, "loomgmp.procs.idle"));
+                assertEquals(2, gauge(registry, "loomgmp.carriers", "state", "running"), scheduler.snapshot().toString());
+                assertEquals(0, gauge(registry, "loomgmp.carriers", "state", "blocked"));
+            } finally {
+                release.release();
+            }
+            await(done, scheduler, "the blockers and the queued tasks");
+            assertEquals(0, gauge(registry, "loomgmp.queue.global"));
+            assertEquals(0, gauge(registry, "loomgmp.queue.local", "proc", "0")
+                    + gauge(registry, "loomgmp.queue.local", "proc", "1"));
+            assertEquals(11, count(registry, "loomgmp.tasks.run"));
+        }
+    }
+
+    /** Lets the blockers go; they also give up after BOUND, so a failing test cannot leave them spinning. */
+    private static final class Release {
+        private final long deadline = System.nanoTime() + BOUND.toNanos();
+        private volatile boolean released;
+
+        boolean released() {
+            return released;
+        }
+
+        void release() {
+            released = true;
+        }
+
+        void spinUntil(BooleanSupplier condition) {
+            while (!condition.getAsBoolean() && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    @Test
+    void theMetersDoNotKeepTheSchedulerAlive() throws InterruptedException {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        bindClosedScheduler(registry);
+        Gauge global = registry.get("loomgmp.queue.global").gauge();
+        FunctionCounter tasksRun = registry.get("loomgmp.tasks.run").functionCounter();
+        assertEquals(1, tasksRun.count());
+
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (!Double.isNaN(global.value())) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("the scheduler was not collected within " + BOUND + ": a meter holds it strongly");
+            }
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertEquals(1, tasksRun.count(), "a counter keeps its last value");
+    }
+
+    /** In its own frame, so that no local variable of the test holds the scheduler. */
+    private static void bindClosedScheduler(MeterRegistry registry) throws InterruptedException {
+        GmpScheduler scheduler = GmpScheduler.builder().procs(1).name("gone").build();
+        new GmpSchedulerMetrics(scheduler, Tags.empty()).bindTo(registry);
+        CountDownLatch ran = new CountDownLatch(1);
+        scheduler.execute(ran::countDown);
+        await(ran, scheduler, "the task");
+        scheduler.close();
+        assertFalse(Double.isNaN(registry.get("loomgmp.queue.global").gauge().value()));
+    }
+
+    private static void await(CountDownLatch latch, GmpScheduler scheduler, String what) throws InterruptedException {
+        if (!latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+            fail(what + " did not happen within " + BOUND + "\n" + scheduler.snapshot());
+        }
+    }
+}
