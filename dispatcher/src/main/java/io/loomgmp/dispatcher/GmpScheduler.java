@@ -6,6 +6,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.ToLongFunction;
 
 /**
  * A carrier scheduler built on Go's G-M-P design: {@code procs} processors (P), each with a
@@ -70,6 +71,15 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      */
     public void carrierLocator(CarrierLocator locator) {
         scheduling.carrierLocator = Objects.requireNonNull(locator, "locator");
+    }
+
+    /**
+     * Sets how JFR events identify the thread a task belongs to: for a virtual thread's
+     * continuation, the virtual thread's id; 0 for anything else (the default for every task).
+     * Called only while an event that carries the id is being recorded. The Loom bridge sets it.
+     */
+    public void taskIdentity(ToLongFunction<Runnable> identity) {
+        scheduling.taskIdentity = Objects.requireNonNull(identity, "identity");
     }
 
     /**

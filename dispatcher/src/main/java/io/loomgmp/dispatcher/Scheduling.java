@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ToLongFunction;
 
 /**
  * The scheduler's data path, top to bottom, and its shared state (Go's {@code schedt}).
@@ -77,6 +78,8 @@ final class Scheduling {
     private final int[] stealStrides;
 
     volatile CarrierLocator carrierLocator;
+    /** The thread id JFR events give a task; see {@link GmpScheduler#taskIdentity}. */
+    volatile ToLongFunction<Runnable> taskIdentity = task -> 0;
     /** Set under the lock; read under it on the rejecting path. */
     private volatile boolean closed;
     /**
