@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.jfr.CarrierSpinEvent;
+
 /**
  * An M: a daemon platform thread that runs tasks while it holds a P. There can be more carriers
  * than Ps (up to {@code maxCarriers}); a carrier without a P parks on the idle list until a waker
@@ -28,6 +30,15 @@ final class Carrier extends Thread {
 
     /** The task this carrier is running, or {@code null}. Owner only (read on the same OS thread). */
     Runnable running;
+
+    /** Where the task about to run came from, for the {@code loomgmp.Run} event. Owner only. */
+    String runSource;
+
+    /** How the running task ended, when known ({@code RunEvent.END_*}), else null. Owner only. */
+    String runEnd;
+
+    /** The open {@code loomgmp.CarrierSpin} event while this carrier spins during a recording. Owner only. */
+    CarrierSpinEvent spinEvent;
 
     /** Set (under the scheduler lock) when this carrier left the idle list to end after its keep-alive. */
     boolean retired;

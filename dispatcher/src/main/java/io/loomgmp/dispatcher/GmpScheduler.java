@@ -1,12 +1,14 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.jfr.RunEvent;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.ToLongFunction;
+import java.util.function.Function;
 
 /**
  * A carrier scheduler built on Go's G-M-P design: {@code procs} processors (P), each with a
@@ -74,12 +76,14 @@ public final class GmpScheduler implements Executor, AutoCloseable {
     }
 
     /**
-     * Sets how JFR events identify the thread a task belongs to: for a virtual thread's
-     * continuation, the virtual thread's id; 0 for anything else (the default for every task).
-     * Called only while an event that carries the id is being recorded. The Loom bridge sets it.
+     * Sets how JFR events find the thread a task belongs to: for a virtual thread's continuation,
+     * that virtual thread (events carry its id, and a run that neither yielded nor was preempted
+     * ended "finished" if the thread terminated, else "parked"); null for anything else (the
+     * default for every task). Called only while such an event is being recorded. The Loom
+     * bridge sets it.
      */
-    public void taskIdentity(ToLongFunction<Runnable> identity) {
-        scheduling.taskIdentity = Objects.requireNonNull(identity, "identity");
+    public void taskThread(Function<Runnable, Thread> taskThread) {
+        scheduling.taskThread = Objects.requireNonNull(taskThread, "taskThread");
     }
 
     /**
@@ -108,7 +112,14 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      */
     public static boolean takePreemptRequest(Thread carrier) {
         // m.p may have been handed to another carrier while m's task was blocked: only m's own P counts.
-        return carrier instanceof Carrier m && m.p != null && m.p.owner() == m && Preemption.take(m.p);
+        if (carrier instanceof Carrier m && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
+            m.runEnd = RunEvent.END_PREEMPTED; // on m's own OS thread: owner-only field
+            if (FlightRecording.on) {
+                Scheduling.recordPreemptHonoured(m.p, m);
+            }
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -107,18 +107,18 @@ final class Idle {
     }
 
     /**
-     * Hands {@code p} (held by nobody) to the reserved carrier {@code m}: wakes it, or starts a
-     * new one. Call without the lock.
+     * Hands {@code p} (held by nobody) to the reserved carrier: wakes it, or starts a new one;
+     * returns that carrier. Call without the lock.
      */
-    void handTo(Reservation reserved, Processor p, boolean spinning) {
+    Carrier handTo(Reservation reserved, Processor p, boolean spinning) {
         Carrier m = reserved.parked();
         if (m == null) {
-            scheduling.startCarrier(p, spinning);
-        } else {
-            m.spinning = spinning; // published by the volatile write below
-            m.nextP = p;
-            LockSupport.unpark(m);
+            return scheduling.startCarrier(p, spinning);
         }
+        m.spinning = spinning; // published by the volatile write below
+        m.nextP = p;
+        LockSupport.unpark(m);
+        return m;
     }
 
     /** Must hold the scheduler lock. An idle carrier leaves the idle list to end (keep-alive over). */

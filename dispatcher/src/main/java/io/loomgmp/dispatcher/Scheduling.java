@@ -1,8 +1,16 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.jfr.CarrierParkEvent;
+import io.loomgmp.jfr.CarrierSpinEvent;
+import io.loomgmp.jfr.PreemptEvent;
+import io.loomgmp.jfr.RunEvent;
+import io.loomgmp.jfr.StealEvent;
+import io.loomgmp.jfr.WakeEvent;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -11,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.ToLongFunction;
+import java.util.function.Function;
 
 /**
  * The scheduler's data path, top to bottom, and its shared state (Go's {@code schedt}).
@@ -78,8 +86,8 @@ final class Scheduling {
     private final int[] stealStrides;
 
     volatile CarrierLocator carrierLocator;
-    /** The thread id JFR events give a task; see {@link GmpScheduler#taskIdentity}. */
-    volatile ToLongFunction<Runnable> taskIdentity = task -> 0;
+    /** The thread a task belongs to, for JFR events; see {@link GmpScheduler#taskThread}. */
+    volatile Function<Runnable, Thread> taskThread = task -> null;
     /** Set under the lock; read under it on the rejecting path. */
     private volatile boolean closed;
     /**
@@ -111,6 +119,7 @@ final class Scheduling {
         } finally {
             lock.unlock();
         }
+        FlightRecording.register(this);
         sysmon.start();
     }
 
@@ -124,6 +133,9 @@ final class Scheduling {
         Carrier m = currentCarrier();
         Processor p = m == null ? null : m.p;
         boolean wake = true;
+        if (FlightRecording.on) {
+            recordWake(m, p, task, placement);
+        }
         // Act as the P's owner only while holding it in a task (sysmon may have retaken it).
         if (p == null || placement == Placement.GLOBAL || !p.beginOwnerOp(m)) {
             submitGlobal(task, m != null);
@@ -162,6 +174,25 @@ final class Scheduling {
         idle.wakeP(); // after queueing: see Idle for why this order loses no wake-up
     }
 
+    /** The {@code loomgmp.Wake} event; a task re-queueing itself (a yield) ends its run instead. */
+    private void recordWake(Carrier m, Processor p, Runnable task, Placement placement) {
+        if (m != null && m.running == task) {
+            if (m.runEnd == null) {
+                m.runEnd = RunEvent.END_YIELDED; // same OS thread as m: owner-only field
+            }
+            return;
+        }
+        WakeEvent event = new WakeEvent();
+        if (event.isEnabled()) {
+            event.processor = p == null ? -1 : p.id;
+            event.wakerThread = Thread.currentThread().threadId();
+            Thread thread = taskThread.apply(task);
+            event.virtualThread = thread == null ? 0 : thread.threadId();
+            event.placement = p == null ? "global" : placement.name().toLowerCase(Locale.ROOT);
+            event.commit();
+        }
+    }
+
     private void submitGlobal(Runnable task, boolean fromOurCarrier) {
         lock.lock();
         try {
@@ -194,8 +225,11 @@ final class Scheduling {
 
     // ---------------------------------------------------------------- carriers
 
-    /** Starts a carrier that will take {@code p}. The caller has reserved it in the carrier count. */
-    void startCarrier(Processor p, boolean spinning) {
+    /**
+     * Starts a carrier that will take {@code p}, and returns it. The caller has reserved it in
+     * the carrier count.
+     */
+    Carrier startCarrier(Processor p, boolean spinning) {
         Carrier m = new Carrier(this, name + "-M" + carrierSeq.getAndIncrement());
         m.spinning = spinning; // published by Thread.start
         m.nextP = p;
@@ -216,6 +250,7 @@ final class Scheduling {
             }
             throw e;
         }
+        return m;
     }
 
     /** The carrier's whole life: take the handed P, then find and run tasks until it ends. */
@@ -226,6 +261,9 @@ final class Scheduling {
                 return;
             }
             acquire(m, first);
+            if (m.spinning) {
+                spinStarted(m);
+            }
             while (true) {
                 Runnable task = findRunnable(m);
                 if (task == null) {
@@ -259,6 +297,12 @@ final class Scheduling {
         Processor p = m.p;
         p.count(Counter.TASKS_RUN);
         m.running = task;
+        m.runEnd = null;
+        RunEvent event = null;
+        if (FlightRecording.on) {
+            event = new RunEvent();
+            event.begin();
+        }
         p.enterTask(m);
         try {
             task.run();
@@ -267,7 +311,25 @@ final class Scheduling {
         } finally {
             m.running = null;
         }
+        if (event != null) {
+            recordRun(event, m, p, task);
+        }
         return p.leaveTask(m);
+    }
+
+    private void recordRun(RunEvent event, Carrier m, Processor p, Runnable task) {
+        event.end();
+        if (event.shouldCommit()) {
+            event.processor = p.id;
+            event.carrierThread = m.threadId();
+            Thread thread = taskThread.apply(task);
+            event.virtualThread = thread == null ? 0 : thread.threadId();
+            event.source = m.runSource;
+            event.end = m.runEnd != null ? m.runEnd : thread == null ? RunEvent.END_UNKNOWN
+                    // A continuation run ends by a yield (known: runEnd), termination or a park.
+                    : thread.getState() == Thread.State.TERMINATED ? RunEvent.END_FINISHED : RunEvent.END_PARKED;
+            event.commit();
+        }
     }
 
     /**
@@ -295,31 +357,30 @@ final class Scheduling {
 
     /**
      * Sysmon: takes {@code p} from carrier {@code m}, blocked in a task, and hands it to an idle
-     * carrier or a new one. Returns false, changing nothing, if no carrier can be had (all
-     * {@code maxCarriers} exist and none is idle) or {@code m} is no longer in that task.
+     * carrier or a new one, which it returns. Returns null, changing nothing, if no carrier can be
+     * had (all {@code maxCarriers} exist and none is idle) or {@code m} is no longer in that task.
      */
-    boolean handOff(Processor p, Carrier m) {
+    Carrier handOff(Processor p, Carrier m) {
         Idle.Reservation carrier;
         lock.lock();
         try {
             if (terminated) {
-                return false;
+                return null;
             }
             carrier = idle.reserveCarrier();
             if (carrier == null) {
-                return false;
+                return null;
             }
             if (!p.retake(m)) {
                 idle.unreserveCarrier(carrier);
-                return false;
+                return null;
             }
             p.holder = null; // in transit to the reserved carrier
             detached = detached + 1; // until m's task returns (regainP)
         } finally {
             lock.unlock();
         }
-        idle.handTo(carrier, p, false);
-        return true;
+        return idle.handTo(carrier, p, false);
     }
 
     private void report(Throwable failure) {
@@ -359,6 +420,7 @@ final class Scheduling {
                 if (task != null) {
                     p.count(Counter.FAIRNESS_TICK_GRABS);
                     p.tick();
+                    m.runSource = RunEvent.SOURCE_FAIRNESS;
                     return task;
                 }
             }
@@ -366,11 +428,15 @@ final class Scheduling {
             // once when sysmon asked for preemption: a hand-off chain (a ping-pong pair) would
             // otherwise keep the P to itself, since runnext never starts a new slice.
             boolean preempted = p.preemptRequested && Preemption.take(p);
+            if (preempted && FlightRecording.on) {
+                recordPreemptHonoured(p, m);
+            }
             Runnable task;
             if (!preempted) {
                 task = p.runQueue.pollNext();
                 if (task != null) {
                     p.count(Counter.RUNNEXT_HITS);
+                    m.runSource = RunEvent.SOURCE_RUNNEXT;
                     return task;
                 }
             }
@@ -379,6 +445,7 @@ final class Scheduling {
             if (task != null) {
                 p.count(Counter.LOCAL_POPS);
                 p.tick();
+                m.runSource = RunEvent.SOURCE_LOCAL;
                 return task;
             }
             // 4. A batch from the global queue.
@@ -391,6 +458,7 @@ final class Scheduling {
                 }
                 if (task != null) {
                     p.tick();
+                    m.runSource = RunEvent.SOURCE_GLOBAL;
                     return task;
                 }
             }
@@ -400,6 +468,7 @@ final class Scheduling {
                 if (task != null) {
                     p.count(Counter.RUNNEXT_HITS);
                     p.tick();
+                    m.runSource = RunEvent.SOURCE_RUNNEXT;
                     return task;
                 }
             }
@@ -412,6 +481,7 @@ final class Scheduling {
                 task = stealWork(p);
                 if (task != null) {
                     p.tick();
+                    m.runSource = RunEvent.SOURCE_STOLEN;
                     return task;
                 }
             }
@@ -427,6 +497,7 @@ final class Scheduling {
             }
             if (task != null) {
                 p.tick();
+                m.runSource = RunEvent.SOURCE_GLOBAL;
                 return task;
             }
             // 7. The spinning-to-idle transition. Publish "not spinning" FIRST (a volatile RMW),
@@ -436,6 +507,9 @@ final class Scheduling {
             if (m.spinning) {
                 m.spinning = false;
                 idle.spinning.decrementAndGet();
+                if (m.spinEvent != null) {
+                    recordSpin(m, false);
+                }
                 Processor found = recheckAfterSpinning(m);
                 if (found != null) {
                     p = found;
@@ -517,8 +591,12 @@ final class Scheduling {
                 int before = p.runQueue.size();
                 Runnable task = p.runQueue.stealHalfFrom(victim.runQueue, lastPass, RUNNEXT_GRACE_NANOS);
                 if (task != null) {
+                    int stolen = p.runQueue.size() - before + 1;
                     p.count(Counter.STEALS);
-                    p.count(Counter.STOLEN_TASKS, p.runQueue.size() - before + 1);
+                    p.count(Counter.STOLEN_TASKS, stolen);
+                    if (FlightRecording.on) {
+                        recordSteal(p, victim, stolen);
+                    }
                     return task;
                 }
             }
@@ -526,14 +604,62 @@ final class Scheduling {
         return null;
     }
 
+    private static void recordSteal(Processor thief, Processor victim, int tasks) {
+        StealEvent event = new StealEvent();
+        if (event.isEnabled()) {
+            event.thief = thief.id;
+            event.victim = victim.id;
+            event.tasks = tasks;
+            event.commit();
+        }
+    }
+
+    /** Carrier {@code m} honours a preemption request on its P (skips runnext, or yields at a poll). */
+    static void recordPreemptHonoured(Processor p, Carrier m) {
+        PreemptEvent event = new PreemptEvent();
+        if (event.isEnabled()) {
+            event.processor = p.id;
+            event.action = PreemptEvent.ACTION_HONOURED;
+            event.carrierThread = m.threadId();
+            event.commit();
+        }
+    }
+
     private void startSpinning(Carrier m, Processor p) {
         m.spinning = true;
         idle.spinning.incrementAndGet();
         p.count(Counter.SPINS);
+        spinStarted(m);
+    }
+
+    /** Opens the {@code loomgmp.CarrierSpin} event of a carrier that starts (or was woken to) spin. */
+    private static void spinStarted(Carrier m) {
+        if (FlightRecording.on && m.spinEvent == null) {
+            CarrierSpinEvent event = new CarrierSpinEvent();
+            if (event.isEnabled()) {
+                event.begin();
+                m.spinEvent = event;
+            }
+        }
+    }
+
+    private static void recordSpin(Carrier m, boolean foundWork) {
+        CarrierSpinEvent event = m.spinEvent;
+        m.spinEvent = null;
+        event.end();
+        if (event.shouldCommit()) {
+            event.processor = m.p == null ? -1 : m.p.id;
+            event.carrierThread = m.threadId();
+            event.foundWork = foundWork;
+            event.commit();
+        }
     }
 
     /** A spinner found work: it stops spinning, and the last one wakes another searcher. */
     private void stopSpinning(Carrier m) {
+        if (m.spinEvent != null) {
+            recordSpin(m, true);
+        }
         m.spinning = false;
         if (idle.spinning.decrementAndGet() == 0) {
             idle.wakeP();
@@ -579,11 +705,26 @@ final class Scheduling {
             lock.unlock();
         }
         idle.parks.increment();
+        CarrierParkEvent park = null;
+        if (FlightRecording.on) {
+            park = new CarrierParkEvent();
+            park.begin();
+        }
         Processor p = takeNextP(m);
+        if (park != null) {
+            park.end();
+            if (park.shouldCommit()) {
+                park.carrierThread = m.threadId();
+                park.commit();
+            }
+        }
         if (p == null) {
             return false;
         }
         acquire(m, p);
+        if (m.spinning) {
+            spinStarted(m); // woken by wakeP to search
+        }
         return true;
     }
 
@@ -672,6 +813,7 @@ final class Scheduling {
                 }
             }
             terminated = true;
+            FlightRecording.unregister(this);
             parked = idle.idleCarrierList();
         } finally {
             lock.unlock();

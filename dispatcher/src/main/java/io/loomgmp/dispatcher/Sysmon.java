@@ -1,5 +1,8 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.jfr.HandoffEvent;
+import io.loomgmp.jfr.PreemptEvent;
+
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -175,6 +178,9 @@ final class Sysmon implements Runnable {
                 if (Preemption.request(p)) {
                     preemptRequests.increment();
                     acted = true;
+                    if (FlightRecording.on) {
+                        recordPreemptRequest(p, m, now - watch.schedtickSince);
+                    }
                 }
                 watch.schedtickSince = now; // ask again after another slice if nothing changes
             }
@@ -196,13 +202,40 @@ final class Sysmon implements Runnable {
             if (watch.blockedLooks < 2 || now - watch.runsSince < HANDOFF_AFTER_NANOS || !hasWorkFor(p)) {
                 continue;
             }
-            if (scheduling.handOff(p, m)) {
+            Carrier to = scheduling.handOff(p, m);
+            if (to != null) {
                 handoffs.increment();
+                if (FlightRecording.on) {
+                    recordHandoff(p, m, to, now - watch.runsSince);
+                }
                 watch.forget();
                 acted = true;
             }
         }
         return acted;
+    }
+
+    private static void recordPreemptRequest(Processor p, Carrier m, long sliceNanos) {
+        PreemptEvent event = new PreemptEvent();
+        if (event.isEnabled()) {
+            event.processor = p.id;
+            event.action = PreemptEvent.ACTION_REQUESTED;
+            event.carrierThread = m.threadId();
+            event.sliceNanos = sliceNanos;
+            event.commit();
+        }
+    }
+
+    /** {@code blockedNanos}: since sysmon first saw the task, a lower bound of how long it blocked. */
+    private static void recordHandoff(Processor p, Carrier from, Carrier to, long blockedNanos) {
+        HandoffEvent event = new HandoffEvent();
+        if (event.isEnabled()) {
+            event.processor = p.id;
+            event.fromCarrier = from.threadId();
+            event.toCarrier = to.threadId();
+            event.blockedNanos = blockedNanos;
+            event.commit();
+        }
     }
 
     /**

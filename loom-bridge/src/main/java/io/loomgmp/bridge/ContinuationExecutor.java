@@ -51,7 +51,7 @@ final class ContinuationExecutor implements Executor {
             throw new IllegalStateException(BridgeAccess.missingAccessMessage(), e);
         }
         scheduler.carrierLocator(CarrierAccess::currentCarrierThread);
-        scheduler.taskIdentity(VirtualThreadIds::of); // JFR events name the virtual thread
+        scheduler.taskThread(TaskThreads::of); // JFR events name the virtual thread
         return new ContinuationExecutor(scheduler);
     }
 

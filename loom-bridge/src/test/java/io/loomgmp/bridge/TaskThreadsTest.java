@@ -4,24 +4,25 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Field;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 /** The virtual thread behind a scheduled task, as JFR events name it. */
-class VirtualThreadIdsTest {
+class TaskThreadsTest {
     @Test
-    void aVirtualThreadsContinuationTaskGivesItsThreadId() throws ReflectiveOperationException {
+    void aVirtualThreadsContinuationTaskGivesItsThread() throws ReflectiveOperationException {
         Thread thread = Thread.ofVirtual().unstarted(() -> { });
         Field field = Class.forName("java.lang.VirtualThread").getDeclaredField("runContinuation");
         field.setAccessible(true); // the test JVM opens java.lang, as the agent does
         Runnable continuation = (Runnable) field.get(thread);
-        assertEquals(thread.threadId(), VirtualThreadIds.of(continuation));
+        assertSame(thread, TaskThreads.of(continuation));
     }
 
     @Test
-    void anyOtherTaskGivesZero() {
+    void anyOtherTaskGivesNull() {
         Thread captured = Thread.currentThread();
-        assertEquals(0, VirtualThreadIds.of(() -> captured.getName()), "a lambda capturing a platform thread");
-        assertEquals(0, VirtualThreadIds.of(() -> { }));
-        assertEquals(0, VirtualThreadIds.of(new Thread(() -> { })));
+        assertNull(TaskThreads.of(() -> captured.getName()), "a lambda capturing a platform thread");
+        assertNull(TaskThreads.of(() -> { }));
+        assertNull(TaskThreads.of(new Thread(() -> { })));
     }
 }

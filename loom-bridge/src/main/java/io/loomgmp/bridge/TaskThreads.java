@@ -7,13 +7,14 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 
 /**
- * The virtual thread a scheduled task belongs to, for JFR events: on JDK 25 the task a virtual
+ * The virtual thread a scheduled task belongs to, for JFR events (its id, and whether its run
+ * ended because it finished or parked): on JDK 25 the task a virtual
  * thread submits is its {@code runContinuation}, a method reference ({@code this::runContinuation})
  * whose hidden class holds the thread in its one captured field. Read through a getter found once
  * per class; needs {@code java.lang} opened to this module (the agent opens it; the per-builder
- * API requires it). Any other task, or no access, gives 0.
+ * API requires it). Any other task, or no access, gives null.
  */
-final class VirtualThreadIds {
+final class TaskThreads {
     private static final ClassValue<MethodHandle> CAPTURED_THREAD = new ClassValue<>() {
         @Override
         protected MethodHandle computeValue(Class<?> type) {
@@ -21,20 +22,19 @@ final class VirtualThreadIds {
         }
     };
 
-    private VirtualThreadIds() {
+    private TaskThreads() {
     }
 
-    /** The id of the virtual thread whose continuation {@code task} runs, or 0. */
-    static long of(Runnable task) {
+    /** The virtual thread whose continuation {@code task} runs, or null. */
+    static Thread of(Runnable task) {
         MethodHandle getter = CAPTURED_THREAD.get(task.getClass());
         if (getter == null) {
-            return 0;
+            return null;
         }
         try {
-            Thread thread = (Thread) getter.invokeExact((Object) task);
-            return thread == null ? 0 : thread.threadId();
+            return (Thread) getter.invokeExact((Object) task);
         } catch (Throwable e) {
-            return 0;
+            return null;
         }
     }
 

@@ -1,0 +1,93 @@
+package io.loomgmp.dispatcher;
+
+import io.loomgmp.jfr.SchedTraceEvent;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.FlightRecorderListener;
+import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * Whether a JFR recording is running, for the scheduler's event sites, and the periodic
+ * {@code loomgmp.SchedTrace} event of every live scheduler.
+ *
+ * <p>Cost with no recording: each event site reads {@link #on}, a static volatile boolean that is
+ * false (a plain load on x86, one predictable branch); only when it is true does a site create its
+ * event and ask JFR whether that event is enabled ({@code isEnabled}/{@code shouldCommit}), so
+ * the settings of the running recordings decide, as they change. Why not just create the events:
+ * until JFR is initialised an event's {@code begin}/{@code commit} are not free, and
+ * {@link FlightRecorder#addPeriodicEvent} initialises JFR (about 0.7 s on a 2-core machine), which
+ * is why the periodic hook is registered only once the recorder exists
+ * ({@link FlightRecorderListener#recorderInitialized}, called at once if it already does).
+ */
+final class FlightRecording {
+    /** Some recording is running. Written by JFR's listener thread; read by every event site. */
+    static volatile boolean on;
+
+    private static final Set<Scheduling> SCHEDULERS = ConcurrentHashMap.newKeySet();
+    /** Without the jdk.jfr module (a trimmed runtime image) nothing is recorded and {@link #on} stays false. */
+    private static final boolean AVAILABLE = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+    private static boolean listening; // guarded by the class lock
+
+    private FlightRecording() {
+    }
+
+    /** A new scheduler reports in the periodic event until {@link #unregister}. */
+    static void register(Scheduling scheduling) {
+        SCHEDULERS.add(scheduling);
+        synchronized (FlightRecording.class) {
+            if (AVAILABLE && !listening) {
+                listening = true;
+                FlightRecorder.addListener(new FlightRecorderListener() {
+                    @Override
+                    public void recorderInitialized(FlightRecorder recorder) {
+                        FlightRecorder.addPeriodicEvent(SchedTraceEvent.class, FlightRecording::emitSchedTraces);
+                        refresh(recorder);
+                    }
+
+                    @Override
+                    public void recordingStateChanged(Recording recording) {
+                        refresh(FlightRecorder.getFlightRecorder());
+                    }
+                });
+            }
+        }
+    }
+
+    static void unregister(Scheduling scheduling) {
+        SCHEDULERS.remove(scheduling);
+    }
+
+    private static void refresh(FlightRecorder recorder) {
+        on = recorder.getRecordings().stream().anyMatch(r -> r.getState() == RecordingState.RUNNING);
+    }
+
+    /** JFR's periodic thread: one event per live scheduler. */
+    private static void emitSchedTraces() {
+        for (Scheduling scheduling : SCHEDULERS) {
+            SchedTraceEvent event = new SchedTraceEvent();
+            if (!event.isEnabled()) {
+                return;
+            }
+            SchedulerSnapshot s = scheduling.snapshot();
+            event.scheduler = s.name();
+            event.procs = s.procs();
+            event.idleProcs = s.idleProcs();
+            event.carriers = s.carriers();
+            event.spinningCarriers = s.spinningCarriers();
+            event.idleCarriers = s.idleCarriers();
+            event.blockedCarriers = s.blockedCarriers();
+            event.globalQueue = s.globalQueueLength();
+            event.localQueues = s.processors().stream().map(p -> String.valueOf(p.runnable()))
+                    .collect(Collectors.joining(" "));
+            event.tasksRun = s.tasksRun();
+            event.steals = s.steals();
+            event.preemptRequests = s.preemptRequests();
+            event.handoffs = s.handoffs();
+            event.commit();
+        }
+    }
+}

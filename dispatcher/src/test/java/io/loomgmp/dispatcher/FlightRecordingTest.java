@@ -1,0 +1,169 @@
+package io.loomgmp.dispatcher;
+
+import io.loomgmp.jfr.Settings;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The scheduler's JFR events, recorded for real with the tracing settings that ship in the
+ * jfr-events jar and read back through {@link RecordingFile}: every kind appears, with fields that
+ * match what the scheduler did.
+ */
+class FlightRecordingTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    /** A task with a thread of its own (not started: only its id and state count), as a virtual thread's continuation has. */
+    private record Labelled(Thread thread, Runnable body) implements Runnable {
+        Labelled(Runnable body) {
+            this(new Thread(body), body);
+        }
+
+        long id() {
+            return thread.threadId();
+        }
+
+        @Override
+        public void run() {
+            body.run();
+        }
+    }
+
+    @Test
+    void aTracingRecordingHoldsEveryEventKindWithTheSchedulersFigures() throws Exception {
+        Path file = Files.createTempFile("gmp", ".jfr");
+        Set<Long> carrierIds = ConcurrentHashMap.newKeySet();
+        Labelled parent;
+        long first;
+        long last;
+        // The scheduler first, as under the agent: it exists before any recording starts.
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).timeSlice(Duration.ofMillis(1))
+                .name("jfrtest").build()) {
+            s.taskThread(task -> task instanceof Labelled l ? l.thread() : null);
+            try (Recording recording = new Recording(Settings.configuration(Settings.TRACE))) {
+                recording.start();
+                Probe.awaitTrue(() -> FlightRecording.on, BOUND, s, "the scheduler to see the recording");
+                // Runs, wakes, steals: a task fills its P's ring and computes; the other P steals.
+                CountDownLatch fanned = new CountDownLatch(200);
+                Labelled[] children = new Labelled[200];
+                for (int i = 0; i < children.length; i++) {
+                    children[i] = new Labelled(() -> {
+                        Probe.spin(Duration.ofNanos(50_000));
+                        fanned.countDown();
+                    });
+                }
+                Thread ended = Thread.ofPlatform().start(() -> { });
+                ended.join();
+                parent = new Labelled(ended, () -> {
+                    for (Labelled child : children) {
+                        s.submit(child, Placement.LOCAL);
+                    }
+                    Probe.spin(Duration.ofMillis(5));
+                });
+                first = children[0].id();
+                last = children[children.length - 1].id();
+                s.execute(parent);
+                Probe.await(fanned, BOUND, s, "the fan-out");
+                // Preemption: a runnext chain longer than the 1 ms time slice.
+                CountDownLatch chained = new CountDownLatch(1);
+                AtomicInteger hops = new AtomicInteger();
+                Runnable[] chain = new Runnable[1];
+                chain[0] = () -> {
+                    Probe.spin(Duration.ofNanos(20_000));
+                    if (hops.incrementAndGet() < 500) {
+                        s.submit(chain[0], Placement.RUNNEXT);
+                    } else {
+                        chained.countDown();
+                    }
+                };
+                s.execute(chain[0]);
+                Probe.await(chained, BOUND, s, "the runnext chain");
+                // A hand-off: one carrier parked inside a task while work waits.
+                CountDownLatch release = new CountDownLatch(1);
+                CountDownLatch blocking = new CountDownLatch(2);
+                for (int i = 0; i < 2; i++) {
+                    s.execute(() -> {
+                        carrierIds.add(Thread.currentThread().threadId());
+                        blocking.countDown();
+                        await(release);
+                    });
+                }
+                Probe.await(blocking, BOUND, s, "both Ps blocked");
+                CountDownLatch probe = new CountDownLatch(1);
+                s.execute(probe::countDown);
+                Probe.await(probe, BOUND, s, "the probe behind the blocked carriers");
+                release.countDown();
+                Thread.sleep(50); // a few SchedTrace periods (10 ms in the tracing settings)
+                recording.dump(file);
+            }
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        Files.delete(file);
+        Map<String, List<RecordedEvent>> byType = events.stream()
+                .filter(e -> e.getEventType().getName().startsWith("loomgmp."))
+                .collect(Collectors.groupingBy(e -> e.getEventType().getName()));
+        for (String type : List.of("loomgmp.Run", "loomgmp.Wake", "loomgmp.Steal", "loomgmp.Preempt",
+                "loomgmp.Handoff", "loomgmp.CarrierPark", "loomgmp.CarrierSpin", "loomgmp.SchedTrace")) {
+            assertTrue(byType.containsKey(type), type + " recorded; got " + byType.keySet());
+            assertEquals(List.of("loom-gmp"), byType.get(type).getFirst().getEventType().getCategoryNames().subList(0, 1));
+        }
+
+        List<RecordedEvent> runs = byType.get("loomgmp.Run");
+        Set<String> sources = runs.stream().map(e -> e.getString("source")).collect(Collectors.toSet());
+        assertTrue(sources.containsAll(Set.of("runnext", "local", "stolen", "global")), "run sources " + sources);
+        for (RecordedEvent run : runs) {
+            int p = run.getInt("processor");
+            assertTrue(p == 0 || p == 1, run.toString());
+            assertTrue(run.getThread().getJavaName().startsWith("jfrtest-M"), "committed on the carrier: " + run);
+            assertEquals(run.getThread().getJavaThreadId(), run.getLong("carrierThread"), run.toString());
+        }
+        assertTrue(runs.stream().anyMatch(e -> e.getLong("virtualThread") == first && e.getString("end").equals("parked")),
+                "the task's thread in Run; a run of a live thread that did not yield ended parked");
+        assertTrue(runs.stream().anyMatch(e -> e.getLong("virtualThread") == parent.id() && e.getString("end").equals("finished")),
+                "a run whose thread terminated ended finished");
+        assertTrue(byType.get("loomgmp.Wake").stream().anyMatch(e -> e.getLong("virtualThread") == last
+                && e.getString("placement").equals("local")), "the task's thread and placement in Wake");
+
+        RecordedEvent steal = byType.get("loomgmp.Steal").getFirst();
+        assertTrue(steal.getInt("tasks") >= 1 && steal.getInt("thief") != steal.getInt("victim"), steal.toString());
+
+        Set<String> actions = byType.get("loomgmp.Preempt").stream().map(e -> e.getString("action")).collect(Collectors.toSet());
+        assertEquals(Set.of("requested", "honoured"), actions);
+        assertTrue(byType.get("loomgmp.Preempt").stream().filter(e -> e.getString("action").equals("requested"))
+                .allMatch(e -> e.getDuration("sliceNanos").compareTo(Duration.ofMillis(1)) > 0), "longer than the slice");
+
+        RecordedEvent handoff = byType.get("loomgmp.Handoff").getFirst();
+        assertTrue(carrierIds.contains(handoff.getLong("fromCarrier")), "taken from a blocked carrier: " + handoff);
+        assertTrue(handoff.getLong("toCarrier") != handoff.getLong("fromCarrier") && handoff.getLong("toCarrier") != 0,
+                "given to another carrier: " + handoff);
+        assertTrue(handoff.getDuration("blockedNanos").toNanos() >= Sysmon.HANDOFF_AFTER_NANOS, handoff.toString());
+
+        assertTrue(byType.get("loomgmp.SchedTrace").stream().anyMatch(e -> e.getString("scheduler").equals("jfrtest")
+                && e.getInt("procs") == 2 && e.getString("localQueues").split(" ").length == 2), "SchedTrace of jfrtest");
+        assertTrue(byType.get("loomgmp.CarrierSpin").stream().anyMatch(e -> e.getBoolean("foundWork")), "a spin that found work");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
