@@ -1,0 +1,47 @@
+package io.loomgmp.benchmarks.runner;
+
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import java.util.Map;
+
+/**
+ * How long each benchmark runs, per scheduler: forks, warm-up and measurement iterations. The
+ * sizes are the benchmarks' own (1,000,000 skynet leaves, 10,000 sleepers, ...) except in the
+ * smoke run, which exists only to show that every benchmark still runs.
+ */
+public enum Profile {
+    /** About 25 minutes on 2 cores. */
+    FULL("full", 2, 3, TimeValue.seconds(2), 5, TimeValue.seconds(2), Map.of()),
+    /** Under 5 minutes on 2 cores: one fork, 1 s iterations. */
+    QUICK("quick", 1, 1, TimeValue.seconds(1), 3, TimeValue.seconds(1), Map.of()),
+    /** CI: one 100 ms iteration, no warm-up, tiny sizes; the figures mean nothing. */
+    SMOKE("smoke", 1, 0, TimeValue.milliseconds(100), 1, TimeValue.milliseconds(100),
+            Map.of("leaves", "1000", "children", "1000", "sleepers", "100", "sleeps", "2", "size", "100"));
+
+    final String label;
+    final int forks;
+    final int warmupIterations;
+    final TimeValue warmupTime;
+    final int measurementIterations;
+    final TimeValue measurementTime;
+    /** JMH parameters that override the benchmarks' defaults (a benchmark without the parameter ignores it). */
+    final Map<String, String> params;
+
+    Profile(String label, int forks, int warmupIterations, TimeValue warmupTime, int measurementIterations,
+            TimeValue measurementTime, Map<String, String> params) {
+        this.label = label;
+        this.forks = forks;
+        this.warmupIterations = warmupIterations;
+        this.warmupTime = warmupTime;
+        this.measurementIterations = measurementIterations;
+        this.measurementTime = measurementTime;
+        this.params = params;
+    }
+
+    /** "quick run (1 fork, 1 × 1 s warm-up, 3 × 1 s measurement)": per benchmark and scheduler. */
+    String describe() {
+        return label + " run (" + forks + (forks == 1 ? " fork, " : " forks, ")
+                + (warmupIterations == 0 ? "no warm-up, " : warmupIterations + " × " + warmupTime + " warm-up, ")
+                + measurementIterations + " × " + measurementTime + " measurement)";
+    }
+}
