@@ -53,26 +53,45 @@ class ReportTest {
     }
 
     @Test
-    void chartIsAPngOfTheExpectedSizeWithBarsOfBothSchedulers() throws Exception {
+    void chartIsAPngOfTheExpectedSizeWithABarPerVerdict() throws Exception {
         Report.write(fixture(), out, MACHINE);
         BufferedImage chart = ImageIO.read(out.resolve(Report.CHART).toFile());
         assertEquals(RatioChart.WIDTH, chart.getWidth());
         assertEquals(RatioChart.HEIGHT, chart.getHeight());
-        int gmp = 0;
-        int fjp = 0;
         Set<Integer> colours = new HashSet<>();
         for (int y = 0; y < chart.getHeight(); y++) {
             for (int x = 0; x < chart.getWidth(); x++) {
-                int rgb = chart.getRGB(x, y) & 0xFFFFFF;
-                colours.add(rgb);
-                gmp += rgb == (RatioChart.GMP_COLOR.getRGB() & 0xFFFFFF) ? 1 : 0;
-                fjp += rgb == (RatioChart.FJP_COLOR.getRGB() & 0xFFFFFF) ? 1 : 0;
+                colours.add(chart.getRGB(x, y) & 0xFFFFFF);
             }
         }
         assertTrue(colours.size() > 20, "a drawn chart, not a blank image: " + colours.size() + " colours");
-        // 6 bars each, at least 20 px wide and 30 px high on this log axis
-        assertTrue(gmp > 6 * 20 * 30, "GMP bars: " + gmp + " px");
-        assertTrue(fjp > 6 * 20 * 30, "FJP bars: " + fjp + " px");
+        // The fixture's six comparisons: three GMP better (cost 1/2, 1/2 and 1/20), one FJP better
+        // (cost 2), two undecided (0.94 within error, 1/2 without error bars). A bar of one
+        // doubling is about 60 px high here, and at least 20 px wide.
+        int better = pixels(chart, RatioChart.BETTER);
+        int worse = pixels(chart, RatioChart.WORSE);
+        int undecided = pixels(chart, RatioChart.UNDECIDED);
+        assertTrue(worse > 20 * 40, "the FJP-better bar: " + worse + " px");
+        assertTrue(better > 3 * worse, "three GMP-better bars, one of them 4.3 doublings long: " + better + " px");
+        assertTrue(undecided > worse / 2, "the undecided bars: " + undecided + " px");
+    }
+
+    private static int pixels(BufferedImage image, java.awt.Color colour) {
+        int count = 0;
+        for (int y = 0; y < image.getHeight(); y++) {
+            for (int x = 0; x < image.getWidth(); x++) {
+                count += (image.getRGB(x, y) & 0xFFFFFF) == (colour.getRGB() & 0xFFFFFF) ? 1 : 0;
+            }
+        }
+        return count;
+    }
+
+    @Test
+    void ratioTicksAreLabelledWithTheRatio() {
+        assertEquals("×1", RatioChart.ratioLabel(0));
+        assertEquals("×4", RatioChart.ratioLabel(2));
+        assertEquals("×1/8", RatioChart.ratioLabel(-3));
+        assertEquals("×1.41", RatioChart.ratioLabel(0.5));
     }
 
     @Test

@@ -35,6 +35,6 @@ class MachineTest {
     void lineNamesCoresJdkDateAndProfile() {
         String line = Machine.describe(Profile.QUICK, LocalDate.of(2026, 1, 2));
         assertTrue(line.contains(", " + Runtime.getRuntime().availableProcessors() + " cores, JDK " + Runtime.version()), line);
-        assertTrue(line.contains("2026-01-02, quick run (1 fork, 1 × 1 s warm-up, 3 × 1 s measurement)"), line);
+        assertTrue(line.contains("2026-01-02, quick run (1 fork, 2 × 500 ms warm-up, 5 × 500 ms measurement)"), line);
     }
 }
