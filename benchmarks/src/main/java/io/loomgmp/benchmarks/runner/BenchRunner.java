@@ -146,8 +146,14 @@ public final class BenchRunner {
             Path readme = options.readme().get();
             Path chartFromReadme = readme.toAbsolutePath().getParent()
                     .relativize(options.out().toAbsolutePath().resolve(Report.CHART));
-            String updated = ReadmeSection.replace(Files.readString(readme),
-                    Report.readmeSection(json, chartFromReadme.toString().replace('\\', '/'), machine));
+            String updated;
+            try {
+                updated = ReadmeSection.replace(Files.readString(readme),
+                        Report.readmeSection(json, chartFromReadme.toString().replace('\\', '/'), machine));
+            } catch (IllegalArgumentException noSection) {
+                System.err.println("bench: " + readme + " left as it was: " + noSection.getMessage());
+                return 1;
+            }
             Files.writeString(readme, updated);
             progress.println("bench: updated the benchmark section of " + readme);
         }
