@@ -10,10 +10,10 @@ import java.util.Map;
  * smoke run, which exists only to show that every benchmark still runs.
  */
 public enum Profile {
-    /** About 25 minutes on 2 cores. */
+    /** About 20 minutes on 2 cores (estimated: 32 runs × 2 forks × 16 s of iterations, plus JVM starts). */
     FULL("full", 2, 3, TimeValue.seconds(2), 5, TimeValue.seconds(2), Map.of()),
     /**
-     * About 3 minutes on 2 cores: one fork, short iterations. Five of them, not three: JMH's error
+     * About 2.5 minutes on 2 cores: one fork, short iterations. Five of them, not three: JMH's error
      * is the 99.9 % interval of Student's t, whose factor falls from 31.6 at 2 degrees of freedom
      * to 8.6 at 4, so three long iterations give error bars too wide to say anything.
      */
