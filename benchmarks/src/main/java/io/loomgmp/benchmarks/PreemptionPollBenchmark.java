@@ -34,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  * Each invocation runs {@code size} iterations, so the poll's cost per back-edge is
  * (polled - plain) / size. The loops keep their bounds in locals: in a loop that reads a field
  * each iteration the poll's volatile read also keeps the JIT from hoisting that read, a further
- * cost these loops leave out. Run: {@code java -jar benchmarks/target/benchmarks.jar PreemptionPoll}.
+ * cost these loops leave out. Run: {@code ./loomgmp bench PreemptionPoll}. Under the agent
+ * ({@code scheduler=gmp}) sysmon runs beside the loop; no request is ever open, since no virtual
+ * thread holds a P, so both forks measure the poll's fast path.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -42,7 +44,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 @State(Scope.Thread)
-public class PreemptionPollBenchmark {
+public class PreemptionPollBenchmark extends OnScheduler {
     @Param("1000")
     int size;
 

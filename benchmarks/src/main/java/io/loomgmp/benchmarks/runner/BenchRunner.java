@@ -1,0 +1,233 @@
+package io.loomgmp.benchmarks.runner;
+
+import io.loomgmp.benchmarks.LatencyProfiler;
+import io.loomgmp.benchmarks.report.Report;
+import io.loomgmp.benchmarks.report.ReadmeSection;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatFactory;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.BenchmarkList;
+import org.openjdk.jmh.runner.BenchmarkListEntry;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.format.OutputFormat;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Runs the suite against both schedulers and writes the report: what {@code ./loomgmp bench} runs.
+ *
+ * <p>Each benchmark runs twice, one JMH run per scheduler, because JMH cannot vary JVM arguments
+ * with a parameter: {@code -p scheduler=gmp} with {@code -javaagent:<agent>} prepended to the
+ * forks' JVM arguments (so that every virtual thread runs on GMP, as it does for users of the
+ * agent), then {@code -p scheduler=fjp} without it. The agent goes in {@code jvmArgsPrepend}
+ * because a benchmark's own {@code @Fork(jvmArgsAppend = ...)} (e.g. JMH's virtual-thread
+ * executor) must survive. Each fork checks that its parameter matches its JVM
+ * ({@code io.loomgmp.benchmarks.OnScheduler}). One progress line per run goes to standard output,
+ * JMH's own output to the log; the results of all runs are merged into one JMH JSON file.
+ */
+public final class BenchRunner {
+    private static final String PACKAGE = "io.loomgmp.benchmarks.";
+    private static final List<String> SCHEDULERS = List.of("gmp", "fjp");
+    /** The report's order: the list, from hand-offs to whole servers, then the micro-benchmarks. */
+    private static final List<String> SUITE_ORDER = List.of("PingPongBenchmark", "SkynetBenchmark", "FanOutBenchmark",
+            "YieldStormBenchmark", "TimersBenchmark", "ProducerConsumerBenchmark", "FairnessBenchmark",
+            "PinnedBenchmark", "HttpBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark");
+
+    private final RunnerOptions options;
+    private final PrintStream progress;
+
+    BenchRunner(RunnerOptions options, PrintStream progress) {
+        this.options = options;
+        this.progress = progress;
+    }
+
+    public static void main(String[] args) {
+        Optional<RunnerOptions> options;
+        try {
+            options = RunnerOptions.parse(List.of(args));
+        } catch (RunnerOptions.UsageException e) {
+            System.err.println("bench: " + e.getMessage());
+            System.err.println(RunnerOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.isEmpty()) {
+            System.out.println(RunnerOptions.USAGE);
+            return;
+        }
+        try {
+            System.exit(new BenchRunner(options.get(), System.out).run());
+        } catch (IOException e) {
+            System.err.println("bench: " + e);
+            System.exit(1);
+        }
+    }
+
+    /** @return the exit status: 0, or 1 if a benchmark failed */
+    int run() throws IOException {
+        long start = System.nanoTime();
+        Files.createDirectories(options.out());
+        Files.createDirectories(options.log().toAbsolutePath().getParent());
+        List<String> benchmarks = benchmarks();
+        if (benchmarks.isEmpty()) {
+            System.err.println("bench: no benchmark matches \"" + options.include().orElse("") + "\"");
+            return 1;
+        }
+        String machine = Machine.describe(options.profile(), LocalDate.now());
+        int total = benchmarks.size() * SCHEDULERS.size();
+        progress.printf("bench: %d benchmarks x %d schedulers, %s each%n", benchmarks.size(), SCHEDULERS.size(),
+                options.profile().describe());
+        progress.printf("bench: JMH's output goes to %s%n", options.log());
+        List<RunResult> results = new ArrayList<>();
+        try (PrintStream log = new PrintStream(Files.newOutputStream(options.log()), true, StandardCharsets.UTF_8)) {
+            // Each Runner closes its output format when it ends; the log must outlive them all.
+            PrintStream unclosable = new PrintStream(new FilterOutputStream(log) {
+                @Override
+                public void close() throws IOException {
+                    flush();
+                }
+            }, true, StandardCharsets.UTF_8);
+            int done = 0;
+            for (String benchmark : benchmarks) {
+                for (String scheduler : SCHEDULERS) {
+                    done++;
+                    long runStart = System.nanoTime();
+                    List<RunResult> run;
+                    try {
+                        OutputFormat jmhOutput = OutputFormatFactory.createFormatInstance(unclosable, VerboseMode.NORMAL);
+                        run = new ArrayList<>(new Runner(options(benchmark, scheduler), jmhOutput).run());
+                    } catch (RunnerException e) {
+                        log.flush();
+                        System.err.printf("bench: %s with scheduler=%s failed: %s%n", shortName(benchmark), scheduler,
+                                e.getCause() != null ? e.getCause() : e);
+                        System.err.println("bench: the end of JMH's output (" + options.log() + "):");
+                        tail(options.log(), 40).forEach(line -> System.err.println("  " + line));
+                        return 1;
+                    }
+                    if (run.isEmpty()) {
+                        System.err.printf("bench: %s with scheduler=%s gave no result (see %s)%n", shortName(benchmark),
+                                scheduler, options.log());
+                        return 1;
+                    }
+                    for (RunResult result : run) {
+                        progress.println(progressLine(done, total, benchmark, scheduler, result,
+                                Duration.ofNanos(System.nanoTime() - runStart)));
+                    }
+                    results.addAll(run);
+                }
+            }
+        }
+        Path json = options.out().resolve("jmh-result.json");
+        ResultFormatFactory.getInstance(ResultFormatType.JSON, json.toString()).writeOut(results);
+        Report.write(json, options.out(), machine);
+        progress.println("bench: wrote " + json + ", " + options.out().resolve(Report.MARKDOWN) + " and "
+                + options.out().resolve(Report.CHART));
+        if (options.readme().isPresent()) {
+            Path readme = options.readme().get();
+            Path chartFromReadme = readme.toAbsolutePath().getParent()
+                    .relativize(options.out().toAbsolutePath().resolve(Report.CHART));
+            String updated;
+            try {
+                updated = ReadmeSection.replace(Files.readString(readme),
+                        Report.readmeSection(json, chartFromReadme.toString().replace('\\', '/'), machine));
+            } catch (IllegalArgumentException noSection) {
+                System.err.println("bench: " + readme + " left as it was: " + noSection.getMessage());
+                return 1;
+            }
+            Files.writeString(readme, updated);
+            progress.println("bench: updated the benchmark section of " + readme);
+        }
+        long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds();
+        progress.printf("bench: total %d min %02d s%n", seconds / 60, seconds % 60);
+        return 0;
+    }
+
+    /** The benchmarks of the suite that the include regex selects, by full name, in {@link #SUITE_ORDER}. */
+    List<String> benchmarks() {
+        OutputFormat quiet = OutputFormatFactory.createFormatInstance(
+                new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT);
+        List<String> includes = List.of(options.include().orElse(".*"));
+        return BenchmarkList.defaultList().find(quiet, includes, List.of()).stream()
+                .map(BenchmarkListEntry::getUsername)
+                .filter(name -> name.startsWith(PACKAGE))
+                .distinct()
+                .sorted(Comparator.comparing(BenchRunner::suitePosition).thenComparing(Comparator.naturalOrder()))
+                .toList();
+    }
+
+    /** A benchmark's class in {@link #SUITE_ORDER}; classes not listed go last. */
+    private static int suitePosition(String benchmark) {
+        String className = benchmark.substring(PACKAGE.length(), benchmark.lastIndexOf('.'));
+        int position = SUITE_ORDER.indexOf(className);
+        return position < 0 ? SUITE_ORDER.size() : position;
+    }
+
+    private org.openjdk.jmh.runner.options.Options options(String benchmark, String scheduler) {
+        Profile profile = options.profile();
+        ChainedOptionsBuilder builder = new OptionsBuilder()
+                .include("^" + Pattern.quote(benchmark) + "$")
+                .param("scheduler", scheduler)
+                .forks(profile.forks)
+                .warmupIterations(profile.warmupIterations)
+                .warmupTime(profile.warmupTime)
+                .measurementIterations(profile.measurementIterations)
+                .measurementTime(profile.measurementTime)
+                .addProfiler(LatencyProfiler.class)
+                .timeout(TimeValue.minutes(2)) // an iteration that hangs fails instead of holding the run
+                .shouldFailOnError(true);
+        profile.params.forEach(builder::param);
+        if (scheduler.equals("gmp")) {
+            builder.jvmArgsPrepend("-javaagent:" + options.agent().toAbsolutePath());
+        }
+        return builder.build();
+    }
+
+    /** "[ 3/32] Skynet.tree   gmp  812 ± 40 ms/op   (9.1 s)", with the p99 of each recorded latency. */
+    static String progressLine(int done, int total, String benchmark, String scheduler, RunResult result,
+                               Duration took) {
+        Result<?> primary = result.getPrimaryResult();
+        StringBuilder line = new StringBuilder(String.format("[%2d/%d] %-38s %-4s %s", done, total,
+                shortName(benchmark), scheduler, Report.scoreText(primary.getScore(), primary.getScoreError(),
+                        primary.getScoreUnit())));
+        result.getSecondaryResults().forEach((name, secondary) -> {
+            if (name.endsWith(".p99")) {
+                line.append("   ").append(name.replace("·", "")).append(' ')
+                        .append(Report.scoreText(secondary.getScore(), secondary.getScoreError(), secondary.getScoreUnit()));
+            }
+        });
+        return line.append(String.format(Locale.ROOT, "   (%.1f s)", took.toMillis() / 1e3)).toString();
+    }
+
+    static String shortName(String benchmark) {
+        return Report.shortName(benchmark);
+    }
+
+    private static List<String> tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file);
+            return all.subList(Math.max(0, all.size() - lines), all.size());
+        } catch (IOException e) {
+            return List.of("(cannot read " + file + ": " + e + ")");
+        }
+    }
+}

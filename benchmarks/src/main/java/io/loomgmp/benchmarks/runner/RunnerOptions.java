@@ -1,0 +1,93 @@
+package io.loomgmp.benchmarks.runner;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * The runner's command line:
+ * {@code [--quick | --smoke] --agent JAR --out DIR [--readme FILE] [--log FILE] [REGEX]}.
+ *
+ * @param include which benchmarks to run: JMH's include regex, matched against
+ *        {@code io.loomgmp.benchmarks.Class.method}; every benchmark when absent
+ * @param readme the README whose benchmark section to rewrite, or none
+ * @param log where JMH's own output goes
+ */
+record RunnerOptions(Profile profile, Path agent, Path out, Optional<Path> readme, Path log, Optional<String> include) {
+    static final String USAGE = """
+            usage: BenchRunner [--quick | --smoke] --agent JAR --out DIR [--readme FILE] [--log FILE] [REGEX]
+              --quick        one fork, 2 x 500 ms warm-up, 5 x 500 ms measurement (about 2.5 minutes on 2 cores)
+              --smoke        one 100 ms iteration with tiny sizes: only checks that the benchmarks run
+                             (default: the full run, 2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, about 20 minutes)
+              --agent JAR    loom-bridge/target/loom-gmp-agent.jar, loaded into the gmp forks
+              --out DIR      where jmh-result.json, results.md and chart.png go
+              --readme FILE  rewrite FILE between <!-- bench:begin --> and <!-- bench:end -->
+              --log FILE     JMH's own output (default: DIR/jmh.log)
+              REGEX          only the benchmarks whose name (io.loomgmp.benchmarks.Class.method) it finds
+            Every benchmark runs twice: scheduler=gmp with the agent, scheduler=fjp without.""";
+
+    /** A command line that cannot be run; the message says why. */
+    static final class UsageException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    /** @return the options, or empty if help was asked for */
+    static Optional<RunnerOptions> parse(List<String> args) throws UsageException {
+        Profile profile = Profile.FULL;
+        Path agent = null;
+        Path out = null;
+        Path readme = null;
+        Path log = null;
+        String include = null;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            switch (arg) {
+                case "-h", "--help" -> {
+                    return Optional.empty();
+                }
+                case "--quick", "--smoke" -> {
+                    if (profile != Profile.FULL) {
+                        throw new UsageException("--quick and --smoke exclude each other");
+                    }
+                    profile = arg.equals("--quick") ? Profile.QUICK : Profile.SMOKE;
+                }
+                case "--agent" -> agent = Path.of(value(args, i++));
+                case "--out" -> out = Path.of(value(args, i++));
+                case "--readme" -> readme = Path.of(value(args, i++));
+                case "--log" -> log = Path.of(value(args, i++));
+                default -> {
+                    if (arg.startsWith("-")) {
+                        throw new UsageException("unknown option " + arg);
+                    }
+                    if (include != null) {
+                        throw new UsageException("one REGEX at most, got \"" + include + "\" and \"" + arg + "\"");
+                    }
+                    try {
+                        Pattern.compile(arg);
+                    } catch (PatternSyntaxException e) {
+                        throw new UsageException("bad REGEX \"" + arg + "\": " + e.getDescription());
+                    }
+                    include = arg;
+                }
+            }
+        }
+        if (agent == null || out == null) {
+            throw new UsageException("--agent and --out are required");
+        }
+        return Optional.of(new RunnerOptions(profile, agent, out, Optional.ofNullable(readme),
+                log != null ? log : out.resolve("jmh.log"), Optional.ofNullable(include)));
+    }
+
+    private static String value(List<String> args, int i) throws UsageException {
+        if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
+            throw new UsageException(args.get(i) + " needs a value");
+        }
+        return args.get(i + 1);
+    }
+}

@@ -1,0 +1,44 @@
+package io.loomgmp.benchmarks.report;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class JmhJsonTest {
+    private static String run(String benchmark, String scheduler, double score) {
+        return """
+                {"benchmark": "io.loomgmp.benchmarks.%s", "mode": "avgt", "params": {"scheduler": "%s"},
+                 "primaryMetric": {"score": %s, "scoreError": "NaN", "scoreUnit": "ns/op"}}"""
+                .formatted(benchmark, scheduler, score);
+    }
+
+    @Test
+    void pairsTheRunsOfTheTwoSchedulers() {
+        List<Comparison> comparisons = JmhJson.parse("[" + run("A.x", "fjp", 2) + "," + run("B.y", "gmp", 3) + ","
+                + run("A.x", "gmp", 1) + "]");
+        assertEquals(2, comparisons.size());
+        Comparison a = comparisons.get(0);
+        assertEquals("A.x", a.label());
+        assertEquals(1, a.gmp().orElseThrow().value());
+        assertEquals(2, a.fjp().orElseThrow().value());
+        assertTrue(Double.isNaN(a.fjp().orElseThrow().error()));
+        Comparison b = comparisons.get(1);
+        assertFalse(b.complete(), "B.y ran only on GMP");
+        assertTrue(MarkdownTable.render(comparisons).contains("| B.y | time/op | ns/op | 3.00 ± n/a | — | — | one scheduler only |"));
+    }
+
+    @Test
+    void refusesRunsWithoutASchedulerOrTwiceTheSame() {
+        String noScheduler = """
+                [{"benchmark": "x.A.x", "mode": "avgt", "params": {},
+                  "primaryMetric": {"score": 1, "scoreError": 0, "scoreUnit": "ns/op"}}]""";
+        assertThrows(IllegalArgumentException.class, () -> JmhJson.parse(noScheduler));
+        assertThrows(IllegalArgumentException.class, () -> JmhJson.parse("[" + run("A.x", "gmp", 1) + ","
+                + run("A.x", "gmp", 2) + "]"));
+    }
+}

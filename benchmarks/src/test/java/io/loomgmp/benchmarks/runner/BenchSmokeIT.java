@@ -1,0 +1,120 @@
+package io.loomgmp.benchmarks.runner;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.runner.BenchmarkList;
+import org.openjdk.jmh.runner.BenchmarkListEntry;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The smoke run of the suite through the launcher, {@code ./loomgmp bench --smoke}: every
+ * benchmark runs on both schedulers (one 100 ms iteration, tiny sizes) and the report is written.
+ * It checks that each ran on the scheduler it names and that the latency benchmarks recorded
+ * latencies; it asserts nothing about speed.
+ */
+class BenchSmokeIT {
+    private static final Path ROOT = Path.of(System.getProperty("loomgmp.root")).toAbsolutePath().normalize();
+    private static final Path OUT = ROOT.resolve("benchmarks/target/bench");
+    private static final Set<String> LATENCY_BENCHMARKS = Set.of("TimersBenchmark.sleepers", "FairnessBenchmark.probe",
+            "PinnedBenchmark.shortTasks", "HttpBenchmark.requests");
+
+    private record Run(int exitCode, String stdout, String stderr) {
+    }
+
+    private static Run loomgmp(long timeoutMinutes, String... args) throws Exception {
+        Path out = Files.createTempFile("bench", ".out");
+        Path err = Files.createTempFile("bench", ".err");
+        List<String> command = new java.util.ArrayList<>(List.of("bash", ROOT.resolve("loomgmp").toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).directory(ROOT.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!process.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            fail("./loomgmp " + String.join(" ", args) + " did not finish in " + timeoutMinutes + " min\n"
+                    + Files.readString(out) + Files.readString(err));
+        }
+        Run run = new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+        Files.deleteIfExists(out);
+        Files.deleteIfExists(err);
+        return run;
+    }
+
+    /** Every benchmark of the suite, as JMH lists them. */
+    private static Set<String> suite() {
+        return BenchmarkList.defaultList().find(OutputFormatFactory.createFormatInstance(
+                        new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT), List.of(".*"), List.of())
+                .stream().map(BenchmarkListEntry::getUsername)
+                .filter(name -> name.startsWith("io.loomgmp.benchmarks."))
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
+    void everyBenchmarkRunsOnBothSchedulersAndTheReportIsWritten() throws Exception {
+        Files.deleteIfExists(OUT.resolve("jmh-result.json"));
+        String readmeBefore = Files.readString(ROOT.resolve("README.md"));
+        Run run = loomgmp(5, "bench", "--smoke");
+        assertEquals(0, run.exitCode(), run.stdout() + run.stderr());
+
+        Set<String> suite = suite();
+        assertTrue(suite.size() >= 10, "the suite: " + suite);
+        Pattern progress = Pattern.compile("^\\[ *\\d+/" + 2 * suite.size() + "] \\S+ +(gmp|fjp) +\\S.*\\((\\d+\\.\\d) s\\)$");
+        long progressLines = run.stdout().lines().filter(l -> progress.matcher(l).matches()).count();
+        assertEquals(2L * suite.size(), progressLines, "one progress line per benchmark and scheduler:\n" + run.stdout());
+
+        Map<String, Set<String>> schedulers = new TreeMap<>();
+        for (JsonElement element : JsonParser.parseString(Files.readString(OUT.resolve("jmh-result.json"))).getAsJsonArray()) {
+            JsonObject result = element.getAsJsonObject();
+            String benchmark = result.get("benchmark").getAsString();
+            String scheduler = result.getAsJsonObject("params").get("scheduler").getAsString();
+            boolean agent = result.get("jvmArgs").toString().contains("-javaagent:");
+            assertEquals(scheduler.equals("gmp"), agent, benchmark + " " + scheduler + ": the agent only in gmp forks");
+            String name = benchmark.substring("io.loomgmp.benchmarks.".length());
+            if (LATENCY_BENCHMARKS.contains(name)) {
+                assertTrue(result.getAsJsonObject("secondaryMetrics").keySet().stream().anyMatch(k -> k.endsWith(".p99")),
+                        benchmark + " " + scheduler + " recorded latencies: " + result.get("secondaryMetrics"));
+            }
+            assertTrue(schedulers.computeIfAbsent(benchmark, b -> new TreeSet<>()).add(scheduler),
+                    benchmark + " ran twice with " + scheduler);
+        }
+        assertEquals(suite, schedulers.keySet());
+        schedulers.forEach((benchmark, ran) -> assertEquals(Set.of("gmp", "fjp"), ran, benchmark));
+        LATENCY_BENCHMARKS.forEach(name -> assertTrue(suite.contains("io.loomgmp.benchmarks." + name), name + " exists"));
+
+        String markdown = Files.readString(OUT.resolve("results.md"));
+        for (String benchmark : suite) {
+            String shortName = benchmark.substring("io.loomgmp.benchmarks.".length()).replace("Benchmark.", ".");
+            assertTrue(markdown.contains("| " + shortName), shortName + " in results.md");
+        }
+        assertTrue(Files.size(OUT.resolve("chart.png")) > 10_000, "chart.png written");
+        assertEquals(readmeBefore, Files.readString(ROOT.resolve("README.md")), "a smoke run leaves the README alone");
+    }
+
+    @Test
+    void anUnknownOptionIsRefusedBeforeAnythingRuns() throws Exception {
+        Run run = loomgmp(1, "bench", "--fast");
+        assertEquals(2, run.exitCode(), run.stdout() + run.stderr());
+        assertTrue(run.stderr().contains("unknown option '--fast'"), run.stderr());
+        assertTrue(run.stderr().contains("./loomgmp bench [--quick | --smoke] [REGEX]"), "usage: " + run.stderr());
+        assertFalse(run.stdout().contains("bench:"), run.stdout());
+    }
+}
