@@ -51,7 +51,8 @@ public final class BenchRunner {
     /** The report's order: the list, from hand-offs to whole servers, then the micro-benchmarks. */
     private static final List<String> SUITE_ORDER = List.of("PingPongBenchmark", "SkynetBenchmark", "FanOutBenchmark",
             "YieldStormBenchmark", "TimersBenchmark", "ProducerConsumerBenchmark", "FairnessBenchmark",
-            "PinnedBenchmark", "HttpBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark");
+            "PinnedBenchmark", "HttpBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
+            "JfrCostPingPongBenchmark", "JfrCostSkynetBenchmark");
 
     private final RunnerOptions options;
     private final PrintStream progress;
@@ -206,8 +207,13 @@ public final class BenchRunner {
     static String progressLine(int done, int total, String benchmark, String scheduler, RunResult result,
                                Duration took) {
         Result<?> primary = result.getPrimaryResult();
+        // Parameters other than the scheduler tell apart the runs of one benchmark (recording=...).
+        StringBuilder label = new StringBuilder(shortName(benchmark));
+        result.getParams().getParamsKeys().stream().filter(key -> !key.equals("scheduler"))
+                .filter(key -> result.getParams().getParam(key) != null)
+                .forEach(key -> label.append(' ').append(key).append('=').append(result.getParams().getParam(key)));
         StringBuilder line = new StringBuilder(String.format("[%2d/%d] %-38s %-4s %s", done, total,
-                shortName(benchmark), scheduler, Report.scoreText(primary.getScore(), primary.getScoreError(),
+                label, scheduler, Report.scoreText(primary.getScore(), primary.getScoreError(),
                         primary.getScoreUnit())));
         result.getSecondaryResults().forEach((name, secondary) -> {
             if (name.endsWith(".p99")) {
