@@ -54,7 +54,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      * runs on one of its carriers (as the {@link CarrierLocator} sees it); from any other thread
      * the task goes to the global queue. This is the submission path the Loom bridge uses:
      * {@link Placement#RUNNEXT} for a virtual thread unparked or started by another,
-     * {@link Placement#GLOBAL} for one that yields.
+     * {@link Placement#YIELD} for one that yields.
      *
      * @throws NullPointerException if {@code task} or {@code placement} is null
      * @throws RejectedExecutionException if the scheduler is closed and the caller is not one of

@@ -15,6 +15,15 @@ public enum Placement {
     RUNNEXT,
     /** The tail of the current P's local ring: what a plain {@code execute} from a carrier does. */
     LOCAL,
-    /** The global queue, as for a task that yields or is preempted (Go's {@code Gosched}). */
-    GLOBAL
+    /** The global queue (Go's {@code Gosched} puts a yielding goroutine there). */
+    GLOBAL,
+    /**
+     * For the running task giving way ({@code Thread.yield}, a yield at a preemption poll): the
+     * tail of the local ring, behind the work queued there, without the scheduler lock; or the
+     * global queue when the ring is empty and only the global queue has other work, so that
+     * work gets its turn first. Cheaper than Go's global-queue yield for the common case of
+     * several yielding tasks sharing a P; as fair within the P, and the fairness tick and
+     * stealing keep the global queue and the other Ps served.
+     */
+    YIELD
 }

@@ -133,6 +133,10 @@ final class Scheduling {
         Carrier m = currentCarrier();
         Processor p = m == null ? null : m.p;
         boolean wake = true;
+        if (placement == Placement.YIELD) {
+            // Racy reads, a heuristic: a wrong guess only changes which queue the task waits in.
+            placement = p != null && p.runQueue.size() == 0 && global.size() > 0 ? Placement.GLOBAL : Placement.LOCAL;
+        }
         if (FlightRecording.on) {
             recordWake(m, p, task, placement);
         }

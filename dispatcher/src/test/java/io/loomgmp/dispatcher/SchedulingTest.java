@@ -67,6 +67,61 @@ class SchedulingTest {
     }
 
     @Test
+    void aYieldGoesBehindTheLocalWorkOrToTheGlobalQueueWhenOnlyThatHasWork() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            List<String> order = new CopyOnWriteArrayList<>();
+            CountDownLatch done = new CountDownLatch(2);
+            Runnable[] yielder = new Runnable[1];
+            AtomicInteger yields = new AtomicInteger();
+            yielder[0] = () -> {
+                order.add("yielder");
+                if (yields.getAndIncrement() == 0) {
+                    s.submit(() -> { order.add("local"); done.countDown(); }, Placement.LOCAL);
+                    s.submit(yielder[0], Placement.YIELD); // behind "local"
+                } else {
+                    done.countDown();
+                }
+            };
+            s.execute(yielder[0]);
+            Probe.await(done, BOUND, s, "the yielder and the local task");
+            Probe.awaitTrue(() -> order.size() == 3, BOUND, s, "three runs");
+            assertEquals(List.of("yielder", "local", "yielder"), order);
+            SchedulerSnapshot counts = s.snapshot();
+            assertEquals(1, counts.globalGrabs() + counts.fairnessTickGrabs(), "only the first run came from the global queue");
+        }
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
+            List<String> order = new CopyOnWriteArrayList<>();
+            CountDownLatch queued = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(2);
+            Runnable[] yielder = new Runnable[1];
+            AtomicInteger yields = new AtomicInteger();
+            yielder[0] = () -> {
+                order.add("yielder");
+                if (yields.getAndIncrement() == 0) {
+                    awaitLatch(queued); // a task from outside is on the global queue now
+                    s.submit(yielder[0], Placement.YIELD); // empty ring: goes global, behind it
+                } else {
+                    done.countDown();
+                }
+            };
+            s.execute(yielder[0]);
+            Probe.awaitTrue(() -> !order.isEmpty(), BOUND, s, "the yielder to start");
+            s.execute(() -> { order.add("global"); done.countDown(); });
+            queued.countDown();
+            Probe.await(done, BOUND, s, "the yielder and the global task");
+            assertEquals(List.of("yielder", "global", "yielder"), order);
+        }
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void tasksFromRunnextInheritTheTimeSlice() {
         // A long time slice: on a loaded machine the chain may outlast 10 ms, and sysmon's
         // preemption request would then rightly start a new slice.

@@ -14,8 +14,9 @@ import java.util.concurrent.Executor;
  *       {@link Placement#RUNNEXT} of its carrier's P — the LIFO hand-off. The carrier locator
  *       sees through the virtual thread to the carrier.</li>
  *   <li>a <b>carrier re-submitting the task it is running</b>: the virtual thread just yielded
- *       ({@code Thread.yield}, or a park that raced with an unpark) — {@link Placement#GLOBAL},
- *       as Go's {@code Gosched}.</li>
+ *       ({@code Thread.yield}, a yield at a preemption poll, or a park that raced with an
+ *       unpark) — {@link Placement#YIELD}: behind the P's queued work, or on the global queue
+ *       when only that has work.</li>
  *   <li>a <b>carrier submitting another task</b> (a virtual thread that ended wakes its joiner):
  *       {@link Placement#RUNNEXT}.</li>
  *   <li>any <b>other thread</b> (the JDK's timer and unblocker threads, I/O pollers, platform
@@ -65,7 +66,7 @@ final class ContinuationExecutor implements Executor {
         if (Thread.currentThread().isVirtual() || !scheduler.isCurrentTask(continuation)) {
             placement = Placement.RUNNEXT;
         } else {
-            placement = Placement.GLOBAL;
+            placement = Placement.YIELD;
         }
         scheduler.submit(continuation, placement);
     }

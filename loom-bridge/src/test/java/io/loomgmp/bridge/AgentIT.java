@@ -141,8 +141,8 @@ class AgentIT {
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertTrue(jvm.number("pingpongRunnextHits") >= HandOffProbe.ROUND_TRIPS,
                 "each unpark of a parked partner goes to runnext\n" + jvm);
-        assertTrue(jvm.number("yieldGlobalGrabs") >= HandOffProbe.YIELDS,
-                "each yield goes through the global queue\n" + jvm);
+        assertTrue(jvm.number("yieldQueuePops") >= HandOffProbe.YIELDS,
+                "each yield goes to the back of a queue (alone on its P: the local ring)\n" + jvm);
         assertTrue(jvm.number("yieldRunnextHits") < HandOffProbe.YIELDS / 10,
                 "a yield is not a hand-off\n" + jvm);
     }

@@ -39,8 +39,8 @@ public final class HandOffProbe {
         });
         yielder.join();
         after = scheduler.snapshot();
-        System.out.println("yieldGlobalGrabs=" + (after.globalGrabs() + after.fairnessTickGrabs()
-                - before.globalGrabs() - before.fairnessTickGrabs()));
+        System.out.println("yieldQueuePops=" + (after.globalGrabs() + after.fairnessTickGrabs() + after.localPops()
+                - before.globalGrabs() - before.fairnessTickGrabs() - before.localPops()));
         System.out.println("yieldRunnextHits=" + (after.runnextHits() - before.runnextHits()));
     }
 
