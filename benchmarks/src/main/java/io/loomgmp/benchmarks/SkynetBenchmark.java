@@ -38,6 +38,11 @@ public class SkynetBenchmark extends OnScheduler {
 
     @Benchmark
     public long tree() throws InterruptedException {
+        return tree(leaves);
+    }
+
+    /** One whole tree of {@code leaves} leaves (a power of 10); checks and returns its sum. */
+    static long tree(int leaves) throws InterruptedException {
         long[] sum = new long[1];
         Thread root = Thread.ofVirtual().start(() -> sum[0] = node(0, leaves));
         Benchmarks.join(new Thread[] {root}, "skynet");

@@ -4,7 +4,10 @@ import io.loomgmp.jfr.HandoffEvent;
 import io.loomgmp.jfr.PreemptEvent;
 
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * sysmon: one daemon platform thread with no P that watches the Ps (Go's {@code sysmon} and
@@ -18,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
  *       BLOCKED, WAITING or TIMED_WAITING (parked, pinned virtual thread, monitor) other than
- *       waiting for the scheduler's own lock; or RUNNABLE for the JVM but asleep in the kernel
+ *       waiting to acquire a lock ({@link #isQueuedForALock}); or RUNNABLE for the JVM but asleep in the kernel
  *       (blocked in native code, {@link NativeThreadState}), looked at no more often than every
  *       {@link #NATIVE_CHECK_NANOS}, as reading {@code /proc} costs tens of microseconds.</li>
  *   <li><b>wakes a carrier</b> for work queued behind a long task: a P running the same task as
@@ -251,14 +254,31 @@ final class Sysmon implements Runnable {
     }
 
     /**
+     * Whether carrier {@code m} itself is parked waiting to acquire a {@link ReentrantLock} or
+     * {@link ReentrantReadWriteLock}: it waits for another thread's short critical section, not
+     * for its task. The scheduler's own lock when submitting, or one the JDK takes on the carrier
+     * after a virtual thread has unmounted (the timer queue's, when a virtual thread sleeps,
+     * which would otherwise cost a hand-off per contended sleep). Latches, semaphores, conditions
+     * and a pinned virtual thread's own parks (their blocker is set on the virtual thread, not the
+     * carrier) still count as blocked.
+     */
+    private static boolean isQueuedForALock(Carrier m) {
+        Object blocker = LockSupport.getBlocker(m);
+        if (!(blocker instanceof AbstractQueuedSynchronizer)) {
+            return false;
+        }
+        Class<?> lock = blocker.getClass().getEnclosingClass(); // ReentrantLock$NonfairSync -> ReentrantLock
+        return lock == ReentrantLock.class || lock == ReentrantReadWriteLock.class;
+    }
+
+    /**
      * Looks in a row, this one included, at which carrier {@code m} (in the same task since the
      * watch began) was blocked.
      */
     private int blockedLooks(Carrier m, Watch watch, long now) {
         switch (m.getState()) {
             case BLOCKED, WAITING, TIMED_WAITING -> {
-                // A carrier queued for the scheduler lock (submitting) is not blocked by its task.
-                return scheduling.lock.hasQueuedThread(m) ? 0 : watch.blockedLooks + 1;
+                return isQueuedForALock(m) ? 0 : watch.blockedLooks + 1;
             }
             case RUNNABLE -> {
                 if (m.osThreadId < 0) {

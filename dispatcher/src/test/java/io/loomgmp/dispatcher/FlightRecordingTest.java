@@ -148,8 +148,10 @@ class FlightRecordingTest {
         assertTrue(byType.get("loomgmp.Preempt").stream().filter(e -> e.getString("action").equals("requested"))
                 .allMatch(e -> e.getDuration("sliceNanos").compareTo(Duration.ofMillis(1)) > 0), "longer than the slice");
 
-        RecordedEvent handoff = byType.get("loomgmp.Handoff").getFirst();
-        assertTrue(carrierIds.contains(handoff.getLong("fromCarrier")), "taken from a blocked carrier: " + handoff);
+        RecordedEvent handoff = byType.get("loomgmp.Handoff").stream()
+                .filter(e -> carrierIds.contains(e.getLong("fromCarrier"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no hand-off from a carrier blocked on the latch " + carrierIds
+                        + ": " + byType.get("loomgmp.Handoff")));
         assertTrue(handoff.getLong("toCarrier") != handoff.getLong("fromCarrier") && handoff.getLong("toCarrier") != 0,
                 "given to another carrier: " + handoff);
         assertTrue(handoff.getDuration("blockedNanos").toNanos() >= Sysmon.HANDOFF_AFTER_NANOS, handoff.toString());

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -77,11 +78,15 @@ class BenchSmokeIT {
 
         Set<String> suite = suite();
         assertTrue(suite.size() >= 10, "the suite: " + suite);
-        Pattern progress = Pattern.compile("^\\[ *\\d+/" + 2 * suite.size() + "] \\S+ +(gmp|fjp) +\\S.*\\((\\d+\\.\\d) s\\)$");
-        long progressLines = run.stdout().lines().filter(l -> progress.matcher(l).matches()).count();
-        assertEquals(2L * suite.size(), progressLines, "one progress line per benchmark and scheduler:\n" + run.stdout());
+        // A benchmark with parameters besides the scheduler (recording=...) prints a line per value.
+        Pattern progress = Pattern.compile("^\\[ *(\\d+)/" + 2 * suite.size() + "] \\S+( \\S+=\\S+)* +(gmp|fjp) +\\S.*\\((\\d+\\.\\d) s\\)$");
+        long runsReported = run.stdout().lines().map(progress::matcher).filter(Matcher::matches)
+                .map(m -> m.group(1)).distinct().count();
+        assertEquals(2L * suite.size(), runsReported, "progress lines for every benchmark and scheduler:\n" + run.stdout());
 
+        // Keyed by benchmark and its other parameters (JfrCost*: recording=none|always|tracing).
         Map<String, Set<String>> schedulers = new TreeMap<>();
+        Set<String> benchmarksRun = new TreeSet<>();
         for (JsonElement element : JsonParser.parseString(Files.readString(OUT.resolve("jmh-result.json"))).getAsJsonArray()) {
             JsonObject result = element.getAsJsonObject();
             String benchmark = result.get("benchmark").getAsString();
@@ -93,10 +98,15 @@ class BenchSmokeIT {
                 assertTrue(result.getAsJsonObject("secondaryMetrics").keySet().stream().anyMatch(k -> k.endsWith(".p99")),
                         benchmark + " " + scheduler + " recorded latencies: " + result.get("secondaryMetrics"));
             }
-            assertTrue(schedulers.computeIfAbsent(benchmark, b -> new TreeSet<>()).add(scheduler),
-                    benchmark + " ran twice with " + scheduler);
+            String variant = benchmark + result.getAsJsonObject("params").entrySet().stream()
+                    .filter(param -> !param.getKey().equals("scheduler"))
+                    .map(param -> " " + param.getKey() + "=" + param.getValue().getAsString()).sorted()
+                    .collect(Collectors.joining());
+            assertTrue(schedulers.computeIfAbsent(variant, b -> new TreeSet<>()).add(scheduler),
+                    variant + " ran twice with " + scheduler);
+            benchmarksRun.add(benchmark);
         }
-        assertEquals(suite, schedulers.keySet());
+        assertEquals(suite, benchmarksRun);
         schedulers.forEach((benchmark, ran) -> assertEquals(Set.of("gmp", "fjp"), ran, benchmark));
         LATENCY_BENCHMARKS.forEach(name -> assertTrue(suite.contains("io.loomgmp.benchmarks." + name), name + " exists"));
 

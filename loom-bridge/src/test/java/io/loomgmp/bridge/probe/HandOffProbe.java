@@ -40,7 +40,8 @@ public final class HandOffProbe {
         yielder.join();
         after = scheduler.snapshot();
         System.out.println("yieldQueuePops=" + (after.globalGrabs() + after.fairnessTickGrabs() + after.localPops()
-                - before.globalGrabs() - before.fairnessTickGrabs() - before.localPops()));
+                + after.stolenTasks() - before.globalGrabs() - before.fairnessTickGrabs() - before.localPops()
+                - before.stolenTasks()));
         System.out.println("yieldRunnextHits=" + (after.runnextHits() - before.runnextHits()));
     }
 
