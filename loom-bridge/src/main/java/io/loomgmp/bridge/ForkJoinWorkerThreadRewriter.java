@@ -2,12 +2,12 @@ package io.loomgmp.bridge;
 
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.ClassTransform;
+import java.lang.classfile.CodeBuilder;
+import java.lang.classfile.CodeElement;
 import java.lang.classfile.CodeTransform;
 import java.lang.classfile.Label;
 import java.lang.constant.ConstantDescs;
 import java.lang.constant.MethodTypeDesc;
-import java.lang.instrument.ClassFileTransformer;
-import java.security.ProtectionDomain;
 
 /**
  * Prefixes {@code ForkJoinWorkerThread.hasKnownQueuedWork()} with GMP's answer
@@ -20,51 +20,32 @@ import java.security.ProtectionDomain;
  * original:
  *   ...the JDK's body, unchanged (ForkJoinPool's own answer)
  * </pre>
- * A method-body change, which retransformation allows. Like {@link VirtualThreadRewriter} it
- * stays registered, so that a later retransformation keeps the prefix, and keeps the outcome of
- * its last run for the agent to check (the JVM swallows a transformer's exceptions).
+ * A method-body change, which retransformation allows. It stays registered, like every
+ * {@link JdkClassRewriter}, so that a later retransformation keeps the prefix.
  */
-final class ForkJoinWorkerThreadRewriter implements ClassFileTransformer {
+final class ForkJoinWorkerThreadRewriter extends JdkClassRewriter {
     static final String FORK_JOIN_WORKER_THREAD = "java/util/concurrent/ForkJoinWorkerThread";
     static final String METHOD = "hasKnownQueuedWork";
     private static final MethodTypeDesc METHOD_TYPE = MethodTypeDesc.of(ConstantDescs.CD_boolean);
 
-    private volatile int lastRewrites = -1;
-    private volatile Throwable lastFailure;
+    ForkJoinWorkerThreadRewriter() {
+        super(FORK_JOIN_WORKER_THREAD);
+    }
 
     @Override
-    public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
-                            ProtectionDomain domain, byte[] classBytes) {
-        if (loader != null || !FORK_JOIN_WORKER_THREAD.equals(className)) {
-            return null;
-        }
-        try {
-            int[] sites = {0};
-            byte[] bytes = rewrite(classBytes, sites);
-            lastRewrites = sites[0];
-            return sites[0] == 0 ? null : bytes;
-        } catch (Throwable e) {
-            lastFailure = e;
-            return null;
-        }
+    Rewrite apply(byte[] classBytes) {
+        return rewrite(classBytes);
     }
 
-    int lastRewrites() {
-        return lastRewrites;
-    }
-
-    Throwable lastFailure() {
-        return lastFailure;
-    }
-
-    /** Prefixes every static {@code hasKnownQueuedWork()Z} (one on JDK 25); counts them in {@code sites[0]}. */
-    static byte[] rewrite(byte[] classBytes, int[] sites) {
+    /** Prefixes every static {@code hasKnownQueuedWork()Z} (one on JDK 25). */
+    static Rewrite rewrite(byte[] classBytes) {
+        int[] sites = {0};
         ClassFile classFile = ClassFile.of();
         CodeTransform prefix = CodeTransform.ofStateful(() -> new CodeTransform() {
             private boolean done;
 
             @Override
-            public void accept(java.lang.classfile.CodeBuilder code, java.lang.classfile.CodeElement element) {
+            public void accept(CodeBuilder code, CodeElement element) {
                 if (!done) {
                     done = true;
                     Label original = code.newLabel();
@@ -78,10 +59,11 @@ final class ForkJoinWorkerThreadRewriter implements ClassFileTransformer {
                 code.with(element);
             }
         });
-        return classFile.transformClass(classFile.parse(classBytes), ClassTransform.transformingMethodBodies(
+        byte[] bytes = classFile.transformClass(classFile.parse(classBytes), ClassTransform.transformingMethodBodies(
                 method -> method.methodName().equalsString(METHOD)
                         && method.methodType().equalsString(METHOD_TYPE.descriptorString())
                         && (method.flags().flagsMask() & ClassFile.ACC_STATIC) != 0,
                 prefix));
+        return new Rewrite(bytes, sites[0]);
     }
 }

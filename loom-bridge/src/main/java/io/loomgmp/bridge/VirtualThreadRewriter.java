@@ -11,10 +11,8 @@ import java.lang.classfile.Opcode;
 import java.lang.classfile.instruction.FieldInstruction;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.MethodTypeDesc;
-import java.lang.instrument.ClassFileTransformer;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -32,45 +30,22 @@ import java.util.concurrent.Executor;
  * ({@code defaultScheduler()} for jcmd and the JDK's scheduler MXBean, which require a
  * ForkJoinPool) are left alone.
  *
- * <p>The transformer must stay registered for the life of the JVM: a later retransformation of
- * VirtualThread (a profiler, another agent) starts from the original bytes and would silently
- * bring ForkJoinPool back. The JVM swallows a transformer's exceptions, so the outcome of the
- * last transform is kept for the agent to check.
+ * <p>It stays registered ({@link JdkClassRewriter}): a later retransformation of VirtualThread
+ * would otherwise silently bring ForkJoinPool back.
  */
-final class VirtualThreadRewriter implements ClassFileTransformer {
+final class VirtualThreadRewriter extends JdkClassRewriter {
     static final String VIRTUAL_THREAD = "java/lang/VirtualThread";
     static final String FIELD = "DEFAULT_SCHEDULER";
     private static final ClassDesc CD_EXECUTOR = ClassDesc.of(Executor.class.getName());
     private static final MethodTypeDesc HOOK_TYPE = MethodTypeDesc.of(CD_EXECUTOR, CD_EXECUTOR);
 
-    private volatile int lastRewrites = -1;
-    private volatile Throwable lastFailure;
+    VirtualThreadRewriter() {
+        super(VIRTUAL_THREAD);
+    }
 
     @Override
-    public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
-                            ProtectionDomain domain, byte[] classBytes) {
-        if (loader != null || !VIRTUAL_THREAD.equals(className)) {
-            return null;
-        }
-        try {
-            Rewrite rewrite = rewrite(classBytes);
-            lastRewrites = rewrite.sites();
-            return rewrite.sites() == 0 ? null : rewrite.bytes();
-        } catch (Throwable e) {
-            lastFailure = e;
-            return null;
-        }
-    }
-
-    int lastRewrites() {
-        return lastRewrites;
-    }
-
-    Throwable lastFailure() {
-        return lastFailure;
-    }
-
-    record Rewrite(byte[] bytes, int sites) {
+    Rewrite apply(byte[] classBytes) {
+        return rewrite(classBytes);
     }
 
     /** Rewrites every constructor read of DEFAULT_SCHEDULER; returns the bytes and the count. */
