@@ -84,7 +84,8 @@ final class RatioChart {
                 .setXAxisLabelRotation(90)
                 .setErrorBarsColor(Color.BLACK)
                 .setPlotGridVerticalLinesVisible(false)
-                .setLegendPosition(Styler.LegendPosition.InsideNW)
+                .setLegendPosition(Styler.LegendPosition.OutsideS) // inside, it hid the first bars
+                .setLegendLayout(Styler.LegendLayout.Horizontal)
                 .setSeriesColors(new Color[] {BETTER, WORSE, UNDECIDED})
                 .setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
