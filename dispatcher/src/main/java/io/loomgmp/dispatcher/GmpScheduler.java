@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.jfr.PreemptEvent;
 import io.loomgmp.jfr.RunEvent;
 
 import java.time.Duration;
@@ -115,7 +116,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         if (carrier instanceof Carrier m && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
             m.runEnd = RunEvent.END_PREEMPTED; // on m's own OS thread: owner-only field
             if (FlightRecording.on) {
-                Scheduling.recordPreemptHonoured(m.p, m);
+                Scheduling.recordPreempt(m.p, m, PreemptEvent.ACTION_HONOURED, 0);
             }
             return true;
         }

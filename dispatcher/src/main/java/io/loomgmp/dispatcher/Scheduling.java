@@ -433,7 +433,7 @@ final class Scheduling {
             // otherwise keep the P to itself, since runnext never starts a new slice.
             boolean preempted = p.preemptRequested && Preemption.take(p);
             if (preempted && FlightRecording.on) {
-                recordPreemptHonoured(p, m);
+                recordPreempt(p, m, PreemptEvent.ACTION_HONOURED, 0);
             }
             Runnable task;
             if (!preempted) {
@@ -618,13 +618,17 @@ final class Scheduling {
         }
     }
 
-    /** Carrier {@code m} honours a preemption request on its P (skips runnext, or yields at a poll). */
-    static void recordPreemptHonoured(Processor p, Carrier m) {
+    /**
+     * The {@code loomgmp.Preempt} event: sysmon requested it ({@code sliceNanos}: how long the
+     * time slice had run), or carrier {@code m} honours it (skips runnext, or yields at a poll).
+     */
+    static void recordPreempt(Processor p, Carrier m, String action, long sliceNanos) {
         PreemptEvent event = new PreemptEvent();
         if (event.isEnabled()) {
             event.processor = p.id;
-            event.action = PreemptEvent.ACTION_HONOURED;
+            event.action = action;
             event.carrierThread = m.threadId();
+            event.sliceNanos = sliceNanos;
             event.commit();
         }
     }

@@ -182,7 +182,7 @@ final class Sysmon implements Runnable {
                     preemptRequests.increment();
                     acted = true;
                     if (FlightRecording.on) {
-                        recordPreemptRequest(p, m, now - watch.schedtickSince);
+                        Scheduling.recordPreempt(p, m, PreemptEvent.ACTION_REQUESTED, now - watch.schedtickSince);
                     }
                 }
                 watch.schedtickSince = now; // ask again after another slice if nothing changes
@@ -216,17 +216,6 @@ final class Sysmon implements Runnable {
             }
         }
         return acted;
-    }
-
-    private static void recordPreemptRequest(Processor p, Carrier m, long sliceNanos) {
-        PreemptEvent event = new PreemptEvent();
-        if (event.isEnabled()) {
-            event.processor = p.id;
-            event.action = PreemptEvent.ACTION_REQUESTED;
-            event.carrierThread = m.threadId();
-            event.sliceNanos = sliceNanos;
-            event.commit();
-        }
     }
 
     /** {@code blockedNanos}: since sysmon first saw the task, a lower bound of how long it blocked. */
