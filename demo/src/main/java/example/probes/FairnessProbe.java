@@ -2,20 +2,26 @@ package example.probes;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
- * {@code procs} virtual threads spin in CPU-bound loops for {@link #HOG_BOUND} while a probe
- * virtual thread sleeps 1 ms twenty times; prints how late each wake-up came. On a scheduler that
- * preempts (GMP with the agent's polls) the probe finishes while the hogs spin; on one that does
- * not (ForkJoinPool) it cannot run until they stop.
+ * {@code hogsPerProc × procs} virtual threads spin in CPU-bound loops for {@link #HOG_BOUND} while
+ * a probe virtual thread sleeps 1 ms twenty times; then, still beside the hogs, a platform thread
+ * starts fresh virtual threads one after another and times how long each takes to run. On a
+ * scheduler that preempts (GMP with the agent's polls) both finish while the hogs spin; on one
+ * that does not (ForkJoinPool) neither can run until the hogs stop.
  *
- * <p>Prints {@code probeFinishedWhileHogsRan}, {@code worstLatenessMicros} (of the 20 sleeps;
- * meaningful only when the probe finished while the hogs ran) and {@code probeMillis}.
+ * <p>Usage: {@code FairnessProbe [hogsPerProc]} (default 1). Prints
+ * {@code probeFinishedWhileHogsRan}, {@code worstLatenessMicros} and {@code meanLatenessMicros}
+ * (of the 20 sleeps), {@code freshThreadMicros} (the worst of {@link #FRESH_THREADS} fresh threads
+ * started from a platform thread), {@code probeMillis} and {@code hogs}. The latencies mean
+ * something only when the probe finished while the hogs ran.
  */
 public final class FairnessProbe {
     /** How long the hogs spin unless the probe finishes first. */
     public static final Duration HOG_BOUND = Duration.ofSeconds(3);
     static final int SLEEPS = 20;
+    static final int FRESH_THREADS = 5;
 
     private static volatile boolean stop;
     private static volatile long sink;
@@ -24,12 +30,17 @@ public final class FairnessProbe {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        int hogsPerProc = args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        if (hogsPerProc < 1) {
+            throw new IllegalArgumentException("hogsPerProc must be at least 1, was " + hogsPerProc);
+        }
         int procs = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
                 Runtime.getRuntime().availableProcessors());
-        CountDownLatch spinning = new CountDownLatch(procs);
-        Thread[] hogs = new Thread[procs];
+        int hogCount = hogsPerProc * procs;
+        CountDownLatch spinning = new CountDownLatch(hogCount);
+        Thread[] hogs = new Thread[hogCount];
         long hogStart = System.nanoTime();
-        for (int i = 0; i < procs; i++) {
+        for (int i = 0; i < hogCount; i++) {
             hogs[i] = Thread.ofVirtual().name("hog-" + i).start(() -> {
                 spinning.countDown();
                 spin(hogStart);
@@ -37,7 +48,7 @@ public final class FairnessProbe {
         }
         spinning.await();
 
-        long[] worstLateness = {0};
+        long[] lateness = new long[SLEEPS];
         long probeStart = System.nanoTime();
         Thread probe = Thread.ofVirtual().name("probe").start(() -> {
             for (int i = 0; i < SLEEPS; i++) {
@@ -47,21 +58,48 @@ public final class FairnessProbe {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-                long late = System.nanoTime() - before - 1_000_000;
-                worstLateness[0] = Math.max(worstLateness[0], late);
+                lateness[i] = System.nanoTime() - before - 1_000_000;
             }
         });
-        boolean finishedWhileHogsRan = probe.join(HOG_BOUND.minusNanos(System.nanoTime() - hogStart))
-                && !stop;
+        boolean probeFinished = probe.join(HOG_BOUND.minusNanos(System.nanoTime() - hogStart));
         long probeMillis = (System.nanoTime() - probeStart) / 1_000_000;
+
+        // This (platform) thread starts each fresh virtual thread: it enters the scheduler from outside.
+        long freshWorst = 0;
+        boolean freshRan = true;
+        for (int i = 0; i < FRESH_THREADS && freshRan && !stop; i++) {
+            CountDownLatch ran = new CountDownLatch(1);
+            long started = System.nanoTime();
+            long[] runAt = new long[1];
+            Thread.ofVirtual().name("fresh-" + i).start(() -> {
+                runAt[0] = System.nanoTime();
+                ran.countDown();
+            });
+            long left = HOG_BOUND.toNanos() - (System.nanoTime() - hogStart);
+            freshRan = ran.await(Math.max(0, left), TimeUnit.NANOSECONDS);
+            if (freshRan) {
+                freshWorst = Math.max(freshWorst, runAt[0] - started);
+                Thread.sleep(5); // the next one lands at another moment of the hogs' time slices
+            }
+        }
+        boolean finishedWhileHogsRan = probeFinished && freshRan && !stop;
         stop = true;
         for (Thread hog : hogs) {
             hog.join();
         }
         probe.join();
+        long worst = 0;
+        long sum = 0;
+        for (long late : lateness) {
+            worst = Math.max(worst, late);
+            sum += late;
+        }
         System.out.println("probeFinishedWhileHogsRan=" + finishedWhileHogsRan);
-        System.out.println("worstLatenessMicros=" + worstLateness[0] / 1_000);
+        System.out.println("worstLatenessMicros=" + worst / 1_000);
+        System.out.println("meanLatenessMicros=" + sum / SLEEPS / 1_000);
+        System.out.println("freshThreadMicros=" + freshWorst / 1_000);
         System.out.println("probeMillis=" + probeMillis);
+        System.out.println("hogs=" + hogCount);
         System.out.println("hogBoundMillis=" + HOG_BOUND.toMillis());
     }
 
