@@ -40,6 +40,13 @@ final class Carrier extends Thread {
     /** The open {@code loomgmp.CarrierSpin} event while this carrier spins during a recording. Owner only. */
     CarrierSpinEvent spinEvent;
 
+    /**
+     * A task ran on this carrier since its last own JFR event, so a virtual thread may have used
+     * the event writer it shares with this carrier; see {@link FlightRecording#beforeCarrierEvent}.
+     * Owner only.
+     */
+    boolean eventWriterShared;
+
     /** Set (under the scheduler lock) when this carrier left the idle list to end after its keep-alive. */
     boolean retired;
 

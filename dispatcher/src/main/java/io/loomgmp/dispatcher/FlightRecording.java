@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.jfr.CarrierResyncEvent;
 import io.loomgmp.jfr.SchedTraceEvent;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.FlightRecorderListener;
@@ -33,6 +34,21 @@ final class FlightRecording {
     private static boolean listening; // guarded by the class lock
 
     private FlightRecording() {
+    }
+
+    /**
+     * Carrier {@code m}, on its own thread, is about to commit one of its events. If a task ran on
+     * it since its last event, first commits a {@code loomgmp.CarrierResync}: the JDK discards the
+     * first event a custom scheduler's carrier commits after a virtual thread mounted on it
+     * committed one (the carrier's writer is stale), and that event, not the real one, takes the
+     * loss. See {@link CarrierResyncEvent}. Not needed on a virtual thread, whose events the JDK
+     * keeps, nor on sysmon or JFR's own threads, on which no virtual thread runs.
+     */
+    static void beforeCarrierEvent(Carrier m) {
+        if (m.eventWriterShared) {
+            m.eventWriterShared = false;
+            new CarrierResyncEvent().commit();
+        }
     }
 
     /** A new scheduler reports in the periodic event until {@link #unregister}. */

@@ -193,6 +193,9 @@ final class Scheduling {
             Thread thread = taskThread.apply(task);
             event.virtualThread = thread == null ? 0 : thread.threadId();
             event.placement = p == null ? "global" : placement.name().toLowerCase(Locale.ROOT);
+            if (m != null && Thread.currentThread() == m) {
+                FlightRecording.beforeCarrierEvent(m);
+            }
             event.commit();
         }
     }
@@ -304,6 +307,7 @@ final class Scheduling {
         m.runEnd = null;
         RunEvent event = null;
         if (FlightRecording.on) {
+            m.eventWriterShared = true; // the task may commit events through the carrier's writer
             event = new RunEvent();
             event.begin();
         }
@@ -332,6 +336,7 @@ final class Scheduling {
             event.end = m.runEnd != null ? m.runEnd : thread == null ? RunEvent.END_UNKNOWN
                     // A continuation run ends by a yield (known: runEnd), termination or a park.
                     : thread.getState() == Thread.State.TERMINATED ? RunEvent.END_FINISHED : RunEvent.END_PARKED;
+            FlightRecording.beforeCarrierEvent(m);
             event.commit();
         }
     }
@@ -482,7 +487,7 @@ final class Scheduling {
                 if (!m.spinning) {
                     startSpinning(m, p);
                 }
-                task = stealWork(p);
+                task = stealWork(m, p);
                 if (task != null) {
                     p.tick();
                     m.runSource = RunEvent.SOURCE_STOLEN;
@@ -578,7 +583,7 @@ final class Scheduling {
      * Up to {@link #STEAL_PASSES} passes over the other busy Ps in a random order; takes half of
      * the first non-empty ring found. Victims' runnext only on the last pass.
      */
-    private Runnable stealWork(Processor p) {
+    private Runnable stealWork(Carrier m, Processor p) {
         if (procs == 1) {
             return null;
         }
@@ -599,7 +604,7 @@ final class Scheduling {
                     p.count(Counter.STEALS);
                     p.count(Counter.STOLEN_TASKS, stolen);
                     if (FlightRecording.on) {
-                        recordSteal(p, victim, stolen);
+                        recordSteal(m, p, victim, stolen);
                     }
                     return task;
                 }
@@ -608,12 +613,13 @@ final class Scheduling {
         return null;
     }
 
-    private static void recordSteal(Processor thief, Processor victim, int tasks) {
+    private static void recordSteal(Carrier m, Processor thief, Processor victim, int tasks) {
         StealEvent event = new StealEvent();
         if (event.isEnabled()) {
             event.thief = thief.id;
             event.victim = victim.id;
             event.tasks = tasks;
+            FlightRecording.beforeCarrierEvent(m);
             event.commit();
         }
     }
@@ -629,6 +635,9 @@ final class Scheduling {
             event.action = action;
             event.carrierThread = m.threadId();
             event.sliceNanos = sliceNanos;
+            if (Thread.currentThread() == m) { // not sysmon, nor a virtual thread at a poll
+                FlightRecording.beforeCarrierEvent(m);
+            }
             event.commit();
         }
     }
@@ -659,6 +668,7 @@ final class Scheduling {
             event.processor = m.p == null ? -1 : m.p.id;
             event.carrierThread = m.threadId();
             event.foundWork = foundWork;
+            FlightRecording.beforeCarrierEvent(m);
             event.commit();
         }
     }
@@ -723,6 +733,7 @@ final class Scheduling {
             park.end();
             if (park.shouldCommit()) {
                 park.carrierThread = m.threadId();
+                FlightRecording.beforeCarrierEvent(m);
                 park.commit();
             }
         }

@@ -22,6 +22,9 @@
  *       <td>a carrier parked as an idle M</td><td>tracing</td></tr>
  *   <tr><td>{@link io.loomgmp.jfr.CarrierSpinEvent loomgmp.CarrierSpin}</td><td>duration</td>
  *       <td>a carrier searched (spun) for work</td><td>tracing</td></tr>
+ *   <tr><td>{@link io.loomgmp.jfr.CarrierResyncEvent loomgmp.CarrierResync}</td><td>instant</td>
+ *       <td>no data: taken by the JDK's loss of a carrier's first event after a virtual thread's</td>
+ *       <td>both (and by default)</td></tr>
  * </table>
  * Per-run events are {@code @Enabled(false)} by default: a recording started with the JDK's own
  * {@code default} or {@code profile} settings records only the cheap ones. A committed event

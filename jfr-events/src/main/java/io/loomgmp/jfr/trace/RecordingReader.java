@@ -144,6 +144,9 @@ final class RecordingReader {
                     e.getInt("carriers"), e.getInt("spinningCarriers"), e.getInt("idleCarriers"),
                     e.getInt("blockedCarriers"), e.getInt("globalQueue"), parseQueues(e.getString("localQueues")),
                     e.getLong("tasksRun"), e.getLong("steals"), e.getLong("preemptRequests"), e.getLong("handoffs")));
+            case "loomgmp.CarrierResync" -> {
+                // Carries no data: it exists only to take a loss the JDK inflicts (see the event).
+            }
             default -> {
                 // A loomgmp event this viewer does not know (a newer scheduler): counted, not drawn.
             }
