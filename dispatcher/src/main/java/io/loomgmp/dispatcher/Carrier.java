@@ -47,6 +47,16 @@ final class Carrier extends Thread {
      */
     boolean eventWriterShared;
 
+    /**
+     * The running task's virtual thread is yielding at a preemption poll, so its re-submission
+     * goes to the global yielded lane. Set by the poll on this carrier's thread, consumed by that
+     * re-submission (same thread) or cleared when the next task starts. Owner only.
+     */
+    boolean yieldingAtPoll;
+
+    /** Due timers taken out of a heap, to run once its lock is released. Owner only. */
+    final Timer[] dueTimers = new Timer[64];
+
     /** Set (under the scheduler lock) when this carrier left the idle list to end after its keep-alive. */
     boolean retired;
 

@@ -8,9 +8,12 @@ enum Counter {
     RUNNEXT_HITS,
     /** Tasks taken from the local ring. */
     LOCAL_POPS,
-    /** Tasks taken from the global queue because the local queue was empty (batches). */
+    /** Tasks taken from the global queue because the local queue was empty (ready batches, yielded tasks). */
     GLOBAL_GRABS,
-    /** Tasks taken from the global queue on the fairness tick. */
+    /**
+     * Tasks taken from the global queue before the local ring: on the fairness tick, or because
+     * ready work had waited {@code Scheduling.GLOBAL_CHECK_NANOS}.
+     */
     FAIRNESS_TICK_GRABS,
     /** Successful steals by this P. */
     STEALS,

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
@@ -68,6 +69,26 @@ public final class GmpScheduler implements Executor, AutoCloseable {
     }
 
     /**
+     * Runs {@code task} on one of this scheduler's carriers once {@code delayNanos} have passed
+     * (0 or less: at the next schedule), and returns a future that cancels it. The timer goes to
+     * the heap of the caller's P (Go's per-P timers): the carrier holding that P runs it from its
+     * scheduling loop when it is due, or another P takes it over when that carrier is busy,
+     * blocked or parked; a parked carrier sleeps until the earliest timer. A task the timer
+     * starts there with {@link #submit} and {@link Placement#RUNNEXT} runs next on that P. The
+     * task must be short and must not block: it runs on the carrier itself, between tasks.
+     * Cancelling costs one CAS; the cancelled timer leaves the heap lazily. What the task throws
+     * goes to the uncaught-exception handler. The Loom bridge's agent sends virtual threads'
+     * timeouts ({@code sleep}, timed park and wait) here.
+     *
+     * @throws NullPointerException if {@code task} is null
+     * @throws RejectedExecutionException if the scheduler has terminated
+     */
+    public Future<?> schedule(Runnable task, long delayNanos) {
+        Objects.requireNonNull(task, "task");
+        return scheduling.schedule(task, delayNanos);
+    }
+
+    /**
      * Replaces the carrier locator (see {@link CarrierLocator}). The Loom bridge calls this to see
      * through a mounted virtual thread to its carrier; set it before submitting work from
      * virtual threads.
@@ -114,7 +135,8 @@ public final class GmpScheduler implements Executor, AutoCloseable {
     public static boolean takePreemptRequest(Thread carrier) {
         // m.p may have been handed to another carrier while m's task was blocked: only m's own P counts.
         if (carrier instanceof Carrier m && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
-            m.runEnd = RunEvent.END_PREEMPTED; // on m's own OS thread: owner-only field
+            m.runEnd = RunEvent.END_PREEMPTED; // on m's own OS thread: owner-only fields
+            m.yieldingAtPoll = true; // the yield that follows goes to the global yielded lane
             if (FlightRecording.on) {
                 Scheduling.recordPreempt(m.p, m, PreemptEvent.ACTION_HONOURED, 0);
             }

@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -14,19 +16,47 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>The wake-up rule and why no wake-up is lost</h2>
  * New work wakes an idle carrier only when nobody is spinning and a P is idle: a spinning carrier
  * will find the work, and a busy P will run its own queue. The last spinner to find work calls
- * {@link #wakeP} for the rest. A spinner that finds nothing gives up its P, then decrements
- * {@link #spinning}, and only <em>then</em> re-checks the global queue and every local queue
- * ({@code Scheduling.findRunnable}). The submitter's side is the mirror image: queue the task,
- * <em>then</em> read {@link #spinning}. Global-queue pushes and the spinner's re-check of it both
- * happen under the scheduler lock, so either the spinner's re-check sees the task, or the
- * submitter's read (after its own lock section) sees the decrement and wakes a carrier. A task
- * pushed to a local queue is in any case run by that queue's own P, which is busy (it is running
- * the submitter), so it can be late but never lost.
+ * {@link #wakeP} for the rest. Two pairs of steps, each a store followed by a load, and all of
+ * them volatile (sequentially consistent), make sure one side always sees the other:
+ * <ul>
+ *   <li>A spinner that finds nothing gives up its P, then decrements {@link #spinning}, and only
+ *       <em>then</em> re-checks the global queue, every local queue and the timers
+ *       ({@code Scheduling.findRunnable}). A submitter queues its task, <em>then</em> reads
+ *       {@link #spinning}. Either the re-check sees the task, or the submitter sees the decrement
+ *       and wakes a carrier.</li>
+ *   <li>Any carrier that gives up its P publishes it idle ({@link #putP}, a volatile write of the
+ *       idle count), and only then checks the global queue and the timers before parking
+ *       ({@code Scheduling.stopCarrier}). The global queue is lock-free, so its put does not
+ *       order itself with the lock: a submitter puts, <em>then</em> reads {@link #idleProcs} in
+ *       {@link #wakeP}. Either the carrier sees the task and takes a P back, or the submitter sees
+ *       the idle P.</li>
+ * </ul>
+ * A task pushed to a local queue is in any case run by that queue's own P, which is busy (it is
+ * running the submitter), so it can be late but never lost.
  *
- * <p>The lists are guarded by the scheduler lock (shared with the global queue); the counts
- * {@link #idleProcs} and {@link #idleCarriers} are volatile copies for lock-free reads.
+ * <h2>Sleeping for timers</h2>
+ * At most one parked carrier is the <em>timer sleeper</em> (Go's M blocked in netpoll until
+ * {@code pollUntil}): it parks until the earliest timer of any P, then takes an idle P and runs
+ * the due timers ({@code Scheduling.sleepUntilTimer}). The carrier that parks while timers exist
+ * and nobody sleeps for them takes the role ({@link #offerTimerSleep}); a timer added earlier than
+ * the sleeper's deadline unparks it, and one added while nobody sleeps wakes a carrier
+ * ({@link #timerAdded}), which parks as the sleeper if it finds nothing to run. Both sides
+ * publish first (the timer in its heap; the sleeper and its deadline) and look second.
+ *
+ * <p>The lists are guarded by the scheduler lock; the counts {@link #idleProcs} and
+ * {@link #idleCarriers} are volatile copies for lock-free reads.
  */
 final class Idle {
+    private static final VarHandle TIMER_SLEEPER;
+
+    static {
+        try {
+            TIMER_SLEEPER = MethodHandles.lookup().findVarHandle(Idle.class, "timerSleeper", Carrier.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final ReentrantLock lock;
     private final Scheduling scheduling;
     private final ArrayDeque<Processor> idlePs = new ArrayDeque<>();
@@ -40,6 +70,10 @@ final class Idle {
     private volatile int carriers;
     /** Times a carrier parked on the idle list. */
     final LongAdder parks = new LongAdder();
+    /** The parked carrier that sleeps until the earliest timer, or null. Set under the lock, cleared by CAS. */
+    private volatile Carrier timerSleeper;
+    /** When the timer sleeper wakes up: a {@code System.nanoTime()} value. Written by the sleeper. */
+    private volatile long timerSleeperDeadline;
 
     /** A carrier reserved to take a P: a parked one, or ({@code parked == null}) one to start. */
     record Reservation(Carrier parked) {
@@ -144,6 +178,65 @@ final class Idle {
             idleCarriers = idleMs.size();
         }
         return m;
+    }
+
+    /** Must hold the scheduler lock. Takes {@code m} off the idle list (it woke up by itself). */
+    void takeCarrier(Carrier m) {
+        if (idleMs.remove(m)) {
+            idleCarriers = idleMs.size();
+        }
+    }
+
+    /**
+     * Must hold the scheduler lock; {@code m} was just put on the idle list. If timers exist and no
+     * carrier sleeps for them, {@code m} will: it parks until the earliest one.
+     */
+    void offerTimerSleep(Carrier m) {
+        if (timerSleeper == null) {
+            long now = System.nanoTime();
+            long delay = scheduling.timerDelay(now);
+            if (delay >= 0) {
+                timerSleeperDeadline = now + delay;
+                timerSleeper = m;
+            }
+        }
+    }
+
+    /** Any thread: whether {@code m} is the timer sleeper. */
+    boolean isTimerSleeper(Carrier m) {
+        return timerSleeper == m;
+    }
+
+    /** The timer sleeper: it parks until {@code deadline}. */
+    void timerSleepUntil(long deadline) {
+        timerSleeperDeadline = deadline;
+    }
+
+    /** Carrier {@code m} gives up the timer sleeper's role, if it has it. */
+    void stopTimerSleep(Carrier m) {
+        if (timerSleeper == m) {
+            TIMER_SLEEPER.compareAndSet(this, m, null);
+        }
+    }
+
+    /**
+     * Any thread, after adding a timer due at {@code when} that is now the earliest of its heap
+     * (Go's wakeNetPoller). Unparks the timer sleeper if it would wake later than {@code when}.
+     * With no sleeper, wakes a carrier that will become one (unless the adder's carrier is about
+     * to park anyway: then it becomes the sleeper itself).
+     */
+    void timerAdded(long when, boolean adderWillPark) {
+        if (idleProcs == 0) {
+            scheduling.sysmon.timerAdded(when); // the P's task may be in the timer's way
+        }
+        Carrier sleeper = timerSleeper;
+        if (sleeper != null) {
+            if (when - timerSleeperDeadline < 0) {
+                LockSupport.unpark(sleeper);
+            }
+        } else if (!adderWillPark) {
+            wakeP();
+        }
     }
 
     /** Must hold the scheduler lock. Every carrier on the idle list, for shutdown. */

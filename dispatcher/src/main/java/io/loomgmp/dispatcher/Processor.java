@@ -17,6 +17,14 @@ final class Processor {
 
     final int id;
     final RunQueue runQueue = new RunQueue();
+    /** This P's timers; any thread may add, any carrier holding a P may run the due ones. */
+    final TimerHeap timers = new TimerHeap();
+
+    /**
+     * When this P last took a task from the global ready lane ({@code System.nanoTime()}), for the
+     * time bound on how long local work may keep it waiting. Holder only, plain.
+     */
+    long readyTakenAt;
 
     /**
      * Schedules of this P that did not inherit a time slice (Go's schedtick). Holder only: written

@@ -31,6 +31,7 @@ import java.util.stream.Collectors;
  * @param preemptRequests   times sysmon asked a P's running task to give the P up
  * @param handoffs          times sysmon took a P from a carrier blocked in a task and handed it
  *                          to another carrier
+ * @param timersFired       timers run (a virtual thread's sleep or timeout that expired)
  */
 public record SchedulerSnapshot(
         String name,
@@ -54,7 +55,8 @@ public record SchedulerSnapshot(
         long parks,
         long spins,
         long preemptRequests,
-        long handoffs) {
+        long handoffs,
+        long timersFired) {
 
     public SchedulerSnapshot {
         processors = List.copyOf(processors);
@@ -69,13 +71,19 @@ public record SchedulerSnapshot(
      * @param runnextOccupied  whether its runnext slot holds a task
      * @param schedtick        schedules that started a new time slice
      * @param tasksRun         tasks run on it
+     * @param pendingTimers    timers waiting in its heap, cancelled ones not counted
      */
     public record ProcessorSnapshot(int id, boolean idle, int localQueueLength, boolean runnextOccupied,
-                                    long schedtick, long tasksRun) {
+                                    long schedtick, long tasksRun, int pendingTimers) {
         /** Queued tasks including runnext, as Go's schedtrace counts them. */
         public int runnable() {
             return localQueueLength + (runnextOccupied ? 1 : 0);
         }
+    }
+
+    /** Timers waiting to fire, over all Ps (sleeping virtual threads, pending timeouts). */
+    public int pendingTimers() {
+        return processors.stream().mapToInt(ProcessorSnapshot::pendingTimers).sum();
     }
 
     /**
@@ -105,14 +113,16 @@ public record SchedulerSnapshot(
                     .append(" local=").append(p.localQueueLength())
                     .append(" runnext=").append(p.runnextOccupied() ? 1 : 0)
                     .append(" schedtick=").append(p.schedtick())
-                    .append(" tasksRun=").append(p.tasksRun()).append('\n');
+                    .append(" tasksRun=").append(p.tasksRun())
+                    .append(" timers=").append(p.pendingTimers()).append('\n');
         }
         out.append("  counters: tasksRun=").append(tasksRun).append(" runnextHits=").append(runnextHits)
                 .append(" localPops=").append(localPops).append(" globalGrabs=").append(globalGrabs)
                 .append(" fairnessTickGrabs=").append(fairnessTickGrabs).append(" steals=").append(steals)
                 .append(" stolenTasks=").append(stolenTasks).append(" overflows=").append(overflows)
                 .append(" parks=").append(parks).append(" spins=").append(spins)
-                .append(" preemptRequests=").append(preemptRequests).append(" handoffs=").append(handoffs);
+                .append(" preemptRequests=").append(preemptRequests).append(" handoffs=").append(handoffs)
+                .append(" timersFired=").append(timersFired);
         return out.toString();
     }
 }

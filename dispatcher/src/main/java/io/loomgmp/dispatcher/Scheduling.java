@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,17 +28,34 @@ import java.util.function.Function;
  * <h2>Implementation overview</h2>
  * <pre>
  * submit ──► runnext / local ring (submitter is on a carrier holding P)  ──┐
- *        └─► global queue (anyone else, or Placement.GLOBAL)  ─────────────┤ then wakeP()
+ *        ├─► global ready lane (anyone else, Placement.GLOBAL, overflow)  ─┤ then wakeP()
+ *        └─► global yielded lane (preempted at a poll; a yield with no     │
+ *            local work behind it)  ─────────────────────────────────────┘
+ * schedule(task, delay) ──► the current P's timer heap (Go's p.timers)
  *
  * carrier: findRunnable ─► run ─► findRunnable ─► ... ─► (nothing found) give up P, park
- * findRunnable: fairness tick (every 61st schedule: one global task)
- *               ─► runnext (inherits the time slice) ─► local ring ─► global batch
- *               ─► steal (only while spinners ≤ busy Ps / 2) ─► give up P ─► re-check ─► park
+ * findRunnable: due timers of this P (their tasks land in runnext)
+ *               ─► runnext (inherits the time slice)
+ *               ─► a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick)
+ *               ─► local ring ─► ready batch ─► one yielded task ─► due timers of other Ps
+ *               ─► steal (only while spinners ≤ busy Ps / 2) ─► give up P ─► re-check ─► park,
+ *                  until the earliest timer if no other carrier sleeps for it
  * </pre>
  * A carrier (M) runs tasks only while it holds a P. The scheduler lock (Go's {@code sched.lock})
- * guards the global queue, the idle P and idle carrier lists, {@code closed} and P hand-overs;
- * the fast path (submit from a carrier, runnext/ring pop) takes no lock. The argument that no
- * wake-up is lost is in {@link Idle}; its carrier-side half is in {@link #findRunnable}.
+ * guards the idle P and idle carrier lists, {@code closed}, {@code detached} and P hand-overs;
+ * the global queue is lock-free ({@link GlobalQueue}), and the fast path (submit from a carrier,
+ * runnext/ring pop) takes no lock at all. The argument that no wake-up is lost is in
+ * {@link Idle}; its carrier-side half is in {@link #findRunnable} and {@link #stopCarrier}.
+ *
+ * <h2>Why work from outside cannot starve</h2>
+ * A CPU-bound task holds its P for a time slice at most (sysmon, {@link Sysmon}); preempted, it
+ * goes to the global <em>yielded</em> lane, behind every other runnable task, as in Go. Work
+ * that arrives from outside (a platform thread, an I/O poller) goes to the <em>ready</em> lane,
+ * which each P serves before its local ring once {@link #GLOBAL_CHECK_NANOS} have passed since it
+ * last took from it, and timers run at the top of every schedule. So with any number of
+ * CPU-bound threads per P, a timer's thread runs within one time slice of its expiry, and outside
+ * work within one time slice plus its place among the other ready tasks: bounded in time, not
+ * only in schedules as Go's fairness tick is.
  *
  * <h2>Carrier compensation</h2>
  * While a carrier runs a task, sysmon may take its P ({@link #handOff}) if the task blocks the
@@ -58,6 +76,16 @@ import java.util.function.Function;
 final class Scheduling {
     /** Go's value; prime, so the fairness tick does not fall in lock-step with periodic workloads. */
     static final int FAIRNESS_TICK = 61;
+    /**
+     * Longest a P's local work may keep the global ready lane waiting: once this long has passed
+     * since the P last took a ready task, it takes one before its local ring. Tokio aims its
+     * self-tuning global-queue interval at this (200 µs); a fixed bound in time does the same
+     * job without an average to tune, and costs one {@code System.nanoTime()} per schedule only
+     * while ready work waits.
+     */
+    static final long GLOBAL_CHECK_NANOS = 200_000;
+    /** Largest delay a timer accepts; longer ones are clamped (a timer that far out never fires in practice). */
+    static final long MAX_TIMER_DELAY_NANOS = Long.MAX_VALUE >> 2;
     /** Largest batch moved from the global queue to a local ring: half the ring, as in Go. */
     static final int GLOBAL_BATCH_MAX = RunQueue.CAPACITY / 2;
     /** Steal passes over the other Ps before giving up (Go's stealTries). */
@@ -132,17 +160,26 @@ final class Scheduling {
     void submit(Runnable task, Placement placement) {
         Carrier m = currentCarrier();
         Processor p = m == null ? null : m.p;
-        boolean wake = true;
+        boolean yielded = false;
         if (placement == Placement.YIELD) {
-            // Racy reads, a heuristic: a wrong guess only changes which queue the task waits in.
-            placement = p != null && p.runQueue.size() == 0 && global.size() > 0 ? Placement.GLOBAL : Placement.LOCAL;
+            placement = Placement.LOCAL;
+            if (m != null && m.yieldingAtPoll && m.running == task) {
+                m.yieldingAtPoll = false;
+                yielded = true; // preempted: behind every runnable task, on any P (Go's gopreempt_m)
+            } else if (p != null && p.runQueue.isEmpty() && !global.isEmpty()) {
+                // Racy reads, a heuristic: a wrong guess only changes which queue the task waits in.
+                yielded = true; // nothing local to give way to, but others wait: their turn first
+            }
         }
         if (FlightRecording.on) {
-            recordWake(m, p, task, placement);
+            recordWake(m, p, task, yielded ? Placement.GLOBAL : placement);
         }
-        // Act as the P's owner only while holding it in a task (sysmon may have retaken it).
-        if (p == null || placement == Placement.GLOBAL || !p.beginOwnerOp(m)) {
-            submitGlobal(task, m != null);
+        boolean wake = true;
+        boolean inLoop = p != null && Thread.currentThread() == m && p.holder == m.inLoop;
+        // Act as the P's owner only while holding it: in the scheduling loop (timers run there),
+        // or in a task after beginOwnerOp (sysmon may have retaken the P).
+        if (p == null || yielded || placement == Placement.GLOBAL || !(inLoop || p.beginOwnerOp(m))) {
+            submitGlobal(task, m != null, yielded);
         } else {
             try {
                 if (placement == Placement.RUNNEXT) {
@@ -157,16 +194,13 @@ final class Scheduling {
                     Runnable[] overflow = p.runQueue.pushOrOverflow(task);
                     if (overflow != null) {
                         p.count(Counter.OVERFLOWS);
-                        lock.lock();
-                        try {
-                            global.putBatch(overflow);
-                        } finally {
-                            lock.unlock();
-                        }
+                        global.putReadyBatch(overflow); // lock-free: no lock is held across the owner op
                     }
                 }
             } finally {
-                p.endOwnerOp(m);
+                if (!inLoop) {
+                    p.endOwnerOp(m);
+                }
             }
         }
         if (!wake) {
@@ -200,17 +234,111 @@ final class Scheduling {
         }
     }
 
-    private void submitGlobal(Runnable task, boolean fromOurCarrier) {
-        lock.lock();
-        try {
-            if (closed && !fromOurCarrier) {
-                throw new RejectedExecutionException("scheduler " + name + " is closed");
+    /**
+     * Any thread. Puts {@code task} on the global queue without a lock. Outside work is rejected
+     * once closed; a put that raced with {@code close} is taken back and rejected, unless a
+     * carrier already took it (then it runs): so every task either runs or is rejected, never
+     * left behind in a terminated scheduler.
+     */
+    private void submitGlobal(Runnable task, boolean fromOurCarrier, boolean yielded) {
+        if (closed && !fromOurCarrier) {
+            throw rejected();
+        }
+        if (yielded) {
+            global.putYielded(task);
+        } else {
+            global.putReady(task);
+        }
+        if (closed && !fromOurCarrier && global.remove(task)) {
+            lock.lock();
+            try {
+                signalIfQuiescent(); // close() may have seen the task and now waits for it
+            } finally {
+                lock.unlock();
             }
-            global.put(task);
-        } finally {
-            lock.unlock();
+            throw rejected();
         }
     }
+
+    private RejectedExecutionException rejected() {
+        return new RejectedExecutionException("scheduler " + name + " is closed");
+    }
+
+    // ---------------------------------------------------------------- timers
+
+    /**
+     * Any thread. Runs {@code task} on a carrier once {@code delayNanos} have passed: a timer in
+     * the heap of the caller's P (any P for a thread that is not one of our carriers). The
+     * scheduling loop of whichever carrier holds that P runs it when due, or another P steals it.
+     *
+     * @throws RejectedExecutionException once the scheduler has terminated
+     */
+    Future<?> schedule(Runnable task, long delayNanos) {
+        if (terminated) {
+            throw rejected();
+        }
+        Carrier m = currentCarrier();
+        Processor p = m != null && m.p != null ? m.p : allp[ThreadLocalRandom.current().nextInt(procs)];
+        long when = System.nanoTime() + Math.clamp(delayNanos, 0, MAX_TIMER_DELAY_NANOS);
+        Timer timer = p.timers.add(task, when);
+        if (p.timers.isEarliest(timer)) {
+            // A virtual thread's timeout is added by its carrier as it unmounts: if that P has
+            // nothing else to do, the carrier is about to park, and then sleeps for this timer.
+            boolean adderWillPark = m != null && Thread.currentThread() == m && m.p == p
+                    && p.runQueue.isEmpty() && global.isEmpty();
+            idle.timerAdded(when, adderWillPark);
+        }
+        return timer;
+    }
+
+    /**
+     * Carrier {@code m}, in its scheduling loop: runs the timers of {@code heap} (its own P's or
+     * another's) that are due at {@code now}. Their tasks run here, on the carrier; a virtual
+     * thread's timeout unparks it into this P's runnext. Returns whether any ran.
+     */
+    private boolean runDueTimers(Carrier m, TimerHeap heap, long now) {
+        boolean ran = false;
+        Timer[] due = m.dueTimers;
+        Processor p = m.p;
+        int n;
+        int room;
+        do {
+            // No more than the ring has room for: a burst of expiries must not overflow to the
+            // global queue, behind outside work; the rest stay due in the heap, first in line at
+            // the next schedule.
+            room = Math.min(due.length, RunQueue.CAPACITY - p.runQueue.size() - 1);
+            if (room <= 0) {
+                break;
+            }
+            n = heap.takeDue(now, due, room);
+            for (int i = 0; i < n; i++) {
+                Timer timer = due[i];
+                due[i] = null;
+                timer.run(); // FutureTask: a no-op if cancelled meanwhile; keeps what the task throws
+                if (timer.state() == Future.State.FAILED) {
+                    report(timer.exceptionNow());
+                }
+                ran = true;
+            }
+        } while (n == room);
+        return ran;
+    }
+
+    /** Any thread: delay from {@code now} to the earliest timer of any P (0 if due), or -1 if none. */
+    long timerDelay(long now) {
+        long delay = -1;
+        for (Processor p : allp) {
+            TimerHeap heap = p.timers;
+            if (!heap.isEmpty()) {
+                long d = Math.max(0, heap.nextWhen() - now);
+                if (delay < 0 || d < delay) {
+                    delay = d;
+                }
+            }
+        }
+        return delay;
+    }
+
 
     /** The carrier the caller runs on, if it is ours (as the carrier locator sees it). */
     private Carrier currentCarrier() {
@@ -305,6 +433,7 @@ final class Scheduling {
         p.count(Counter.TASKS_RUN);
         m.running = task;
         m.runEnd = null;
+        m.yieldingAtPoll = false;
         RunEvent event = null;
         if (FlightRecording.on) {
             m.eventWriterShared = true; // the task may commit events through the carrier's writer
@@ -416,26 +545,18 @@ final class Scheduling {
     private Runnable findRunnable(Carrier m) {
         Processor p = m.p;
         while (true) {
-            // 1. Fairness tick: without it, two tasks re-queueing each other locally starve the
-            // global queue.
-            if (p.schedtick() % FAIRNESS_TICK == 0 && global.size() > 0) {
-                Runnable task;
-                lock.lock();
-                try {
-                    task = global.poll();
-                } finally {
-                    lock.unlock();
-                }
-                if (task != null) {
-                    p.count(Counter.FAIRNESS_TICK_GRABS);
-                    p.tick();
-                    m.runSource = RunEvent.SOURCE_FAIRNESS;
-                    return task;
+            // 0. This P's due timers (Go's checkTimers): a sleeper's wake-up never queues behind
+            // CPU-bound work; its task lands in runnext and runs next.
+            if (!p.timers.isEmpty()) {
+                long now = System.nanoTime();
+                if (p.timers.hasDue(now)) {
+                    runDueTimers(m, p.timers, now);
                 }
             }
-            // 2. runnext: a hand-off from the task that just ran; shares its time slice. Skipped
-            // once when sysmon asked for preemption: a hand-off chain (a ping-pong pair) would
-            // otherwise keep the P to itself, since runnext never starts a new slice.
+            // 1. runnext: a hand-off from the task that just ran, or a timer's thread; shares the
+            // time slice. Skipped once when sysmon asked for preemption: a hand-off chain (a
+            // ping-pong pair) would otherwise keep the P to itself, since runnext never starts a
+            // new slice.
             boolean preempted = p.preemptRequested && Preemption.take(p);
             if (preempted && FlightRecording.on) {
                 recordPreempt(p, m, PreemptEvent.ACTION_HONOURED, 0);
@@ -449,6 +570,16 @@ final class Scheduling {
                     return task;
                 }
             }
+            // 2. Global work that has waited long enough, ahead of the local ring: a ready task
+            // when none was taken for GLOBAL_CHECK_NANOS, and on the fairness tick a ready or
+            // else a yielded one. (With the ring empty, steps 4 and 5 take them anyway.)
+            task = p.runQueue.isEmpty() ? null : pollGlobalWhenDue(p);
+            if (task != null) {
+                p.count(Counter.FAIRNESS_TICK_GRABS);
+                p.tick();
+                m.runSource = RunEvent.SOURCE_FAIRNESS;
+                return task;
+            }
             // 3. The local ring.
             task = p.runQueue.poll();
             if (task != null) {
@@ -457,21 +588,14 @@ final class Scheduling {
                 m.runSource = RunEvent.SOURCE_LOCAL;
                 return task;
             }
-            // 4. A batch from the global queue.
-            if (global.size() > 0) {
-                lock.lock();
-                try {
-                    task = grabGlobalBatch(p);
-                } finally {
-                    lock.unlock();
-                }
-                if (task != null) {
-                    p.tick();
-                    m.runSource = RunEvent.SOURCE_GLOBAL;
-                    return task;
-                }
+            // 4. A batch of ready tasks from the global queue.
+            task = grabReadyBatch(p);
+            if (task != null) {
+                p.tick();
+                m.runSource = RunEvent.SOURCE_GLOBAL;
+                return task;
             }
-            // The skipped runnext, now with a new time slice, before looking elsewhere.
+            // The skipped runnext, now with a new time slice, before yielded work.
             if (preempted) {
                 task = p.runQueue.pollNext();
                 if (task != null) {
@@ -481,7 +605,21 @@ final class Scheduling {
                     return task;
                 }
             }
-            // 5. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
+            // 5. One yielded task: each may run a whole time slice, so no batch.
+            task = global.pollYielded();
+            if (task != null) {
+                p.count(Counter.GLOBAL_GRABS);
+                p.tick();
+                m.runSource = RunEvent.SOURCE_GLOBAL;
+                return task;
+            }
+            // 6. Due timers of other Ps, idle or busy (Go's stealWork runs them): their carrier
+            // may be parked, blocked in a task, or deep in a time slice.
+            task = runOthersDueTimers(m, p);
+            if (task != null) {
+                return task;
+            }
+            // 7. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
             // nothing while the busy ones generate work.
             if (m.spinning || 2 * idle.spinning.get() < procs - idle.idleProcs()) {
                 if (!m.spinning) {
@@ -494,22 +632,14 @@ final class Scheduling {
                     return task;
                 }
             }
-            // 6. Nothing: give up the P. Last look at the global queue under the lock first.
+            // 8. Nothing: give up the P.
             lock.lock();
             try {
-                task = grabGlobalBatch(p);
-                if (task == null) {
-                    release(m);
-                }
+                release(m);
             } finally {
                 lock.unlock();
             }
-            if (task != null) {
-                p.tick();
-                m.runSource = RunEvent.SOURCE_GLOBAL;
-                return task;
-            }
-            // 7. The spinning-to-idle transition. Publish "not spinning" FIRST (a volatile RMW),
+            // 9. The spinning-to-idle transition. Publish "not spinning" FIRST (a volatile RMW),
             // then re-check every queue: a submitter that saw us still spinning did not wake
             // anyone, so its task must be visible to this re-check. Reversing the two steps
             // loses wake-ups (SchedulingStressTest).
@@ -525,7 +655,8 @@ final class Scheduling {
                     continue;
                 }
             }
-            // 8. Park until a waker hands us a P.
+            // 10. Park until a waker hands us a P (stopCarrier re-checks the global queue and
+            // the timers first, and may sleep until the earliest timer).
             if (!stopCarrier(m)) {
                 return null;
             }
@@ -534,11 +665,80 @@ final class Scheduling {
     }
 
     /**
+     * Owner of {@code p}. Step 2 of {@link #findRunnable}: a ready task if one has waited since
+     * {@code p} last took one at least {@link #GLOBAL_CHECK_NANOS} ago, or on the fairness tick
+     * a ready task or else a yielded one; {@code null} otherwise. One volatile read when the
+     * ready lane is empty and it is not the tick.
+     */
+    private Runnable pollGlobalWhenDue(Processor p) {
+        boolean fairnessTick = p.schedtick() % FAIRNESS_TICK == 0;
+        if (global.readySize() > 0) {
+            long now = System.nanoTime();
+            if (fairnessTick || now - p.readyTakenAt >= GLOBAL_CHECK_NANOS) {
+                Runnable task = global.pollReady();
+                if (task != null) {
+                    p.readyTakenAt = now;
+                    return task;
+                }
+            }
+        }
+        return fairnessTick ? global.pollYielded() : null;
+    }
+
+    /**
+     * Owner of {@code p}. Step 6 of {@link #findRunnable}: runs the due timers of the other Ps,
+     * then returns what they put on {@code p}, or {@code null}.
+     */
+    private Runnable runOthersDueTimers(Carrier m, Processor p) {
+        if (procs == 1) {
+            return null;
+        }
+        long now = 0;
+        boolean ran = false;
+        for (Processor other : allp) {
+            if (other != p && !other.timers.isEmpty()) {
+                if (now == 0) {
+                    now = System.nanoTime();
+                }
+                if (other.timers.hasDue(now)) {
+                    ran |= runDueTimers(m, other.timers, now);
+                }
+            }
+        }
+        if (!ran) {
+            return null;
+        }
+        Runnable task = p.runQueue.pollNext();
+        if (task != null) {
+            p.count(Counter.RUNNEXT_HITS);
+            m.runSource = RunEvent.SOURCE_RUNNEXT;
+            return task;
+        }
+        task = p.runQueue.poll();
+        if (task != null) {
+            p.count(Counter.LOCAL_POPS);
+            p.tick();
+            m.runSource = RunEvent.SOURCE_LOCAL;
+        }
+        return task;
+    }
+
+    /** Any thread: whether a timer of any P is due at {@code now}. */
+    private boolean anyTimerDue(long now) {
+        for (Processor p : allp) {
+            if (p.timers.hasDue(now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The re-check of step 7: if any queue has work and a P is idle, takes that P and becomes a
      * spinner again (so that finding work wakes the next one). Returns the P, or {@code null}.
      */
     private Processor recheckAfterSpinning(Carrier m) {
-        boolean work = global.size() > 0;
+        boolean work = !global.isEmpty() || anyTimerDue(System.nanoTime());
         for (int i = 0; !work && i < procs; i++) {
             work = !allp[i].runQueue.isEmpty();
         }
@@ -561,20 +761,29 @@ final class Scheduling {
     }
 
     /**
-     * Must hold the lock; {@code p}'s local queue must be empty. Takes
-     * {@code min(global/procs + 1, 128)} tasks: returns the first, queues the rest on {@code p}.
+     * Owner of {@code p}, whose ring is empty. Takes {@code min(ready/procs + 1, 128)} ready tasks
+     * (Go's globrunqget): returns the first, queues the rest on {@code p}; {@code null} if none.
      */
-    private Runnable grabGlobalBatch(Processor p) {
-        int n = Math.min(global.size(), Math.min(global.size() / procs + 1, GLOBAL_BATCH_MAX));
-        if (n == 0) {
+    private Runnable grabReadyBatch(Processor p) {
+        int ready = global.readySize();
+        if (ready == 0) {
             return null;
         }
-        Runnable first = global.poll();
-        for (int i = 1; i < n; i++) {
+        Runnable first = global.pollReady();
+        if (first == null) {
+            return null;
+        }
+        int n = 1;
+        for (int max = Math.min(ready / procs + 1, GLOBAL_BATCH_MAX); n < max; n++) {
+            Runnable task = global.pollReady();
+            if (task == null) {
+                break;
+            }
             // Cannot overflow: the ring was empty and n <= half of it.
-            Runnable[] overflow = p.runQueue.pushOrOverflow(global.poll());
+            Runnable[] overflow = p.runQueue.pushOrOverflow(task);
             assert overflow == null;
         }
+        p.readyTakenAt = System.nanoTime();
         p.count(Counter.GLOBAL_GRABS, n);
         return first;
     }
@@ -709,9 +918,12 @@ final class Scheduling {
             if (terminated) {
                 return false;
             }
-            // A waker that found no parked carrier while at maxCarriers gave its P back and left
-            // the work on the global queue; it did so under this lock, so we see it here.
-            if (global.size() > 0) {
+            // Our P was published idle (a volatile write) before this read of the global queue:
+            // a submitter puts its task and then reads the idle count, so either it sees our idle
+            // P and wakes someone, or we see its task here (Idle). The same for a timer that came
+            // due, and for a waker that found no carrier to hand a P to (maxCarriers) and gave
+            // the P back, leaving its work queued.
+            if (!global.isEmpty() || anyTimerDue(System.nanoTime())) {
                 Processor p = idle.getP();
                 if (p != null) {
                     acquire(m, p);
@@ -719,6 +931,7 @@ final class Scheduling {
                 }
             }
             idle.putCarrier(m);
+            idle.offerTimerSleep(m); // if no carrier sleeps for the timers yet, this one will
         } finally {
             lock.unlock();
         }
@@ -760,6 +973,14 @@ final class Scheduling {
             if (terminated) {
                 return null;
             }
+            if (idle.isTimerSleeper(m)) {
+                p = sleepUntilTimer(m);
+                if (p != null) {
+                    return p;
+                }
+                parkedAt = System.nanoTime();
+                continue;
+            }
             if (idle.carriers() <= procs) {
                 LockSupport.park(this);
                 parkedAt = System.nanoTime(); // the keep-alive counts from when it became spare
@@ -781,8 +1002,54 @@ final class Scheduling {
                 lock.unlock();
             }
         }
+        idle.stopTimerSleep(m); // holding a P now: the next carrier to park sleeps for the timers
         m.nextP = null;
         return p;
+    }
+
+    /**
+     * Carrier {@code m}, parked on the idle list as the timer sleeper (Go's M blocked in netpoll
+     * until {@code pollUntil}): parks until the earliest timer of any P, then takes an idle P to
+     * run the due timers, as a spinner. Returns that P, or {@code null} to be called again (woken
+     * early by an earlier timer or a waker; or the role was given up: no timers are left, or
+     * every P is busy and their holders run the timers at their next schedule).
+     */
+    private Processor sleepUntilTimer(Carrier m) {
+        long now = System.nanoTime();
+        long delay = timerDelay(now);
+        if (delay < 0) {
+            idle.stopTimerSleep(m);
+            return null;
+        }
+        if (delay > 0) {
+            // Publish the deadline, then look again: a timer added meanwhile either sees the new
+            // deadline (and unparks us if it is earlier) or is seen by this second look.
+            idle.timerSleepUntil(now + delay);
+            long again = timerDelay(System.nanoTime());
+            if (again >= 0 && again < delay - (System.nanoTime() - now)) {
+                return null; // an earlier timer arrived: recompute
+            }
+            LockSupport.parkNanos(this, delay);
+            return null;
+        }
+        lock.lock();
+        try {
+            if (m.nextP != null || terminated) {
+                return null; // handed a P meanwhile, or ending: takeNextP sees it
+            }
+            Processor p = idle.getP();
+            if (p == null) {
+                idle.stopTimerSleep(m); // every P is busy: their holders run the timers
+                return null;
+            }
+            idle.takeCarrier(m);
+            idle.stopTimerSleep(m);
+            m.spinning = true;
+            idle.spinning.incrementAndGet();
+            return p;
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- shutdown
@@ -799,7 +1066,7 @@ final class Scheduling {
      * task whose P sysmon handed off: such a task can still submit work.
      */
     private boolean isQuiescent() {
-        return idle.idleProcs() == procs && global.size() == 0 && detached == 0;
+        return idle.idleProcs() == procs && global.isEmpty() && detached == 0;
     }
 
     boolean isClosed() {
@@ -868,13 +1135,15 @@ final class Scheduling {
     SchedulerSnapshot snapshot() {
         List<SchedulerSnapshot.ProcessorSnapshot> ps = new ArrayList<>(procs);
         long[] totals = new long[Counter.values().length];
+        long timersFired = 0;
         for (Processor p : allp) {
             for (Counter c : Counter.values()) {
                 totals[c.ordinal()] += p.counted(c);
             }
+            timersFired += p.timers.fired();
             ps.add(new SchedulerSnapshot.ProcessorSnapshot(
                     p.id, p.holder == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
-                    p.counted(Counter.TASKS_RUN)));
+                    p.counted(Counter.TASKS_RUN), p.timers.pending()));
         }
         int carriers = idle.carriers();
         int spinning = idle.spinning.get();
@@ -895,7 +1164,8 @@ final class Scheduling {
                 idle.parks.sum(),
                 totals[Counter.SPINS.ordinal()],
                 sysmon.preemptRequests.sum(),
-                sysmon.handoffs.sum());
+                sysmon.handoffs.sum(),
+                timersFired);
     }
 
     /** Strides coprime with n, so that {@code i = (i + stride) % n} visits every P once (Go's randomOrder). */

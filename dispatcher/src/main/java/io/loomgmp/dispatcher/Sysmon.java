@@ -15,7 +15,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <ol>
  *   <li><b>requests preemption</b> of a P whose schedtick has not moved for longer than the time
  *       slice while it runs a task ({@link Preemption}): the P's next scheduling decision skips
- *       runnext once, and a virtual thread at a preemption poll yields;</li>
+ *       runnext once, and a virtual thread at a preemption poll yields. Sooner, once the task has
+ *       run for {@link #GIVE_WAY_AFTER_NANOS}, when work waits for that P: one of its timers is
+ *       due (a sleeper's wake-up would otherwise wait for the rest of the slice), or work from
+ *       outside waits on the global ready lane with no idle P to take it (one P per round);</li>
  *   <li><b>hands off</b> a P whose carrier is blocked inside a task while there is work for that
  *       P: the P is retaken ({@link Processor#retake}) and given to an idle carrier or a new one,
  *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
@@ -29,9 +32,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       hand-off into an empty runnext wakes nobody (the submitter usually blocks at once), so
  *       this is what lets another carrier steal it when the submitter keeps computing.</li>
  * </ol>
- * It sleeps 20 µs between rounds, doubling after 50 rounds in which it did nothing, up to 10 ms;
- * it sleeps until woken while every P is idle, and is woken early when work is queued while every
- * P is busy (a pinned carrier may be what keeps them busy).
+ * It sleeps 20 µs between rounds, doubling after 50 rounds in which it did nothing, up to 10 ms,
+ * and no later than the earliest timer of any P; it sleeps until woken while every P is idle, and
+ * is woken early when work is queued while every P is busy (a pinned carrier may be what keeps
+ * them busy).
  *
  * <p>All per-P observations ({@link Watch}) belong to the sysmon thread; it reads the Ps'
  * counters and holders with opaque/volatile reads and changes them only by CAS.
@@ -50,12 +54,22 @@ final class Sysmon implements Runnable {
     static final long HANDOFF_AFTER_NANOS = 100_000;
     /** Least time between two {@code /proc} looks at the same carrier. */
     static final long NATIVE_CHECK_NANOS = 250_000;
+    /**
+     * How long a task may run before it gives way to work that waits for its P (a due timer, work
+     * from outside with no idle P): about Linux CFS's minimum granularity. Shorter would preempt
+     * tasks that are about to end anyway; the time slice is the bound when nothing waits.
+     */
+    static final long GIVE_WAY_AFTER_NANOS = 1_000_000;
 
     private final Scheduling scheduling;
     private final long timeSliceNanos;
     private final Watch[] watches;
     private final Thread thread;
     private volatile boolean sleepingDeeply;
+    /** When a task that work waits behind will have run GIVE_WAY_AFTER_NANOS, or 0. Sysmon's thread only. */
+    private long lookAgainAt;
+    /** When the current timed sleep ends ({@code System.nanoTime()}); far in the future while awake or deeply asleep. */
+    private volatile long wakeAt = Long.MAX_VALUE;
     private volatile boolean sleepingLong;
 
     final LongAdder preemptRequests = new LongAdder();
@@ -73,6 +87,8 @@ final class Sysmon implements Runnable {
         int blockedLooks;
         /** When {@code /proc} was last read for this P's carrier. */
         long nativeCheckedAt;
+        /** The tasks-run count of the task last asked to give way, so that it is asked once. */
+        long gaveWayRuns = -1;
 
         void forget() {
             schedtick = -1;
@@ -112,6 +128,17 @@ final class Sysmon implements Runnable {
         }
     }
 
+    /**
+     * Any thread: a timer due at {@code when} became the earliest of its P's heap while every P
+     * is busy. Sysmon wakes by then, to ask the task in its way to give way.
+     */
+    void timerAdded(long when) {
+        long wake = wakeAt;
+        if (wake != Long.MAX_VALUE && when - wake < 0) {
+            LockSupport.unpark(thread);
+        }
+    }
+
     /** Any thread: work was queued while every P is busy; cut a long sleep short. */
     void nudge() {
         if (sleepingLong) {
@@ -137,9 +164,24 @@ final class Sysmon implements Runnable {
                 idleRounds = 0;
                 continue;
             }
-            boolean longSleep = delay >= LONG_SLEEP_NANOS;
+            // Wake when the next timer comes due, or when a task that work waits behind has run
+            // long enough to give way, to look again then.
+            long sleep = delay;
+            long now = System.nanoTime();
+            long untilTimer = scheduling.timerDelay(now);
+            if (untilTimer > 0 && untilTimer < sleep) {
+                sleep = untilTimer;
+            }
+            if (lookAgainAt != 0 && lookAgainAt - now < sleep) {
+                sleep = lookAgainAt - now;
+            }
+            lookAgainAt = 0;
+            sleep = Math.max(MIN_DELAY_NANOS, sleep);
+            wakeAt = now + sleep; // before the park: a timer added earlier than this unparks us
+            boolean longSleep = sleep >= LONG_SLEEP_NANOS;
             sleepingLong = longSleep;
-            LockSupport.parkNanos(this, delay);
+            LockSupport.parkNanos(this, sleep);
+            wakeAt = Long.MAX_VALUE;
             if (longSleep && !sleepingLong) { // nudged: work is waiting while every P is busy
                 delay = MIN_DELAY_NANOS;
                 idleRounds = 0;
@@ -155,12 +197,15 @@ final class Sysmon implements Runnable {
     }
 
     private boolean allIdle() {
-        return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.size() == 0;
+        // Timers do not keep sysmon awake: a parked carrier sleeps until the earliest one (Idle).
+        return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty();
     }
 
     /** One round over the Ps; true if it requested a preemption or handed a P off. */
     private boolean retake(long now) {
         boolean acted = false;
+        // Outside work waits and no P is free to take it: the first long task gives way.
+        boolean readyWaits = scheduling.global.readySize() > 0 && scheduling.idle.idleProcs() == 0;
         for (int i = 0; i < watches.length; i++) {
             Processor p = scheduling.allp[i];
             Watch watch = watches[i];
@@ -188,21 +233,56 @@ final class Sysmon implements Runnable {
                 watch.schedtickSince = now; // ask again after another slice if nothing changes
             }
 
-            // 2. Hand-off: the same task, blocked, for long enough, with work waiting for the P.
+            // 2. Work waits for this P: its due timers, or (with no P free) work from outside.
             long runs = p.counted(Counter.TASKS_RUN);
-            if (!inTask || runs != watch.runs) {
+            boolean sameTask = inTask && runs == watch.runs;
+            if (!sameTask) {
                 watch.runs = inTask ? runs : -1;
                 watch.runsSince = now;
                 watch.blockedLooks = 0;
+            }
+            if (inTask) {
+                boolean timerDue = p.timers.hasDue(now);
+                boolean freeP = scheduling.idle.idleProcs() > 0;
+                if (freeP) {
+                    // The same task as at the last look: wake a thief for what waits behind it,
+                    // or for its due timers (a spinner runs other Ps' due timers).
+                    if (sameTask && scheduling.idle.spinning.get() == 0 && (!p.runQueue.isEmpty() || timerDue)) {
+                        scheduling.idle.wakeP();
+                        acted = true;
+                    }
+                } else if ((timerDue || readyWaits) && !p.preemptRequested && watch.gaveWayRuns != runs) {
+                    long giveWayAt = watch.runsSince + GIVE_WAY_AFTER_NANOS;
+                    if (giveWayAt - now > 0) {
+                        // Too young to preempt yet: look again when it is old enough.
+                        if (lookAgainAt == 0 || giveWayAt - lookAgainAt < 0) {
+                            lookAgainAt = giveWayAt;
+                        }
+                    } else if (Preemption.request(p)) {
+                        // Once per task: after its poll took the request it is on its way out,
+                        // and a second request would make the loop skip runnext, where a due
+                        // timer puts its thread.
+                        watch.gaveWayRuns = runs;
+                        // The task gives way at its next poll, to its P's due timers (which then
+                        // run first) or to the waiting outside work.
+                        if (!timerDue) {
+                            readyWaits = false; // one P per round gives way to outside work
+                        }
+                        preemptRequests.increment();
+                        acted = true;
+                        if (FlightRecording.on) {
+                            Scheduling.recordPreempt(p, m, PreemptEvent.ACTION_REQUESTED, now - watch.schedtickSince);
+                        }
+                    }
+                }
+            }
+            if (!sameTask) {
                 continue;
             }
-            // Still the same task as at the last look: wake a thief for what waits behind it.
-            if (scheduling.idle.idleProcs() > 0 && scheduling.idle.spinning.get() == 0 && !p.runQueue.isEmpty()) {
-                scheduling.idle.wakeP();
-                acted = true;
-            }
+
+            // 3. Hand-off: the same task, blocked, for long enough, with work waiting for the P.
             watch.blockedLooks = blockedLooks(m, watch, now);
-            if (watch.blockedLooks < 2 || now - watch.runsSince < HANDOFF_AFTER_NANOS || !hasWorkFor(p)) {
+            if (watch.blockedLooks < 2 || now - watch.runsSince < HANDOFF_AFTER_NANOS || !hasWorkFor(p, now)) {
                 continue;
             }
             Carrier to = scheduling.handOff(p, m);
@@ -231,14 +311,14 @@ final class Sysmon implements Runnable {
     }
 
     /**
-     * Work that this P should run now: its own queue, or global work that no idle or spinning P
-     * is there to take (Go's condition in retake).
+     * Work that this P should run now: its own queue or due timers, or global work that no idle
+     * or spinning P is there to take (Go's condition in retake).
      */
-    private boolean hasWorkFor(Processor p) {
-        if (!p.runQueue.isEmpty()) {
+    private boolean hasWorkFor(Processor p, long now) {
+        if (!p.runQueue.isEmpty() || p.timers.hasDue(now)) {
             return true;
         }
-        return scheduling.global.size() > 0
+        return !scheduling.global.isEmpty()
                 && scheduling.idle.idleProcs() + scheduling.idle.spinning.get() == 0;
     }
 

@@ -28,6 +28,8 @@ import java.util.regex.Pattern;
  *       these classes get none</td><td>none</td></tr>
  *   <tr><td>mxbean</td><td>gmp.mxbean</td><td>true or false: register the scheduler's MXBean once the
  *       platform MBean server exists</td><td>true</td></tr>
+ *   <tr><td>timers</td><td>gmp.timers</td><td>true or false: virtual threads' timeouts (sleep, timed
+ *       park and wait) become timers of GMP's Ps instead of the JDK's timer threads</td><td>true</td></tr>
  * </table>
  * As in the JDK, a {@code maxPoolSize} below {@code parallelism} lowers the parallelism. The JDK
  * properties are checked even when an agent argument overrides them, because the JDK still reads
@@ -38,7 +40,8 @@ import java.util.regex.Pattern;
  * means the package {@code com.acme} and its subpackages (see {@link PreemptionPolls}).
  */
 record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Duration keepAlive, long schedtraceMillis,
-                     boolean preempt, List<String> preemptInclude, List<String> preemptExclude, boolean mxbean) {
+                     boolean preempt, List<String> preemptInclude, List<String> preemptExclude, boolean mxbean,
+                     boolean timers) {
     static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
     static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
     static final String TIMESLICE = "gmp.timeslice";
@@ -48,6 +51,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
     static final String PREEMPT_INCLUDE = "gmp.preempt.include";
     static final String PREEMPT_EXCLUDE = "gmp.preempt.exclude";
     static final String MXBEAN = "gmp.mxbean";
+    static final String TIMERS = "gmp.timers";
     /** ForkJoinPool's limit, which the JDK applies to the same properties. */
     static final int MAX_PARALLELISM = 0x7fff;
 
@@ -60,10 +64,11 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
             "preempt", PREEMPT,
             "preempt.include", PREEMPT_INCLUDE,
             "preempt.exclude", PREEMPT_EXCLUDE,
-            "mxbean", MXBEAN);
+            "mxbean", MXBEAN,
+            "timers", TIMERS);
     private static final String ACCEPTED_ARGUMENTS = "parallelism=N, maxPoolSize=N, timeslice=DURATION,"
             + " keepalive=DURATION, schedtrace=MS, preempt=true|false, preempt.include=PREFIXES,"
-            + " preempt.exclude=PREFIXES, mxbean=true|false";
+            + " preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false";
     private static final Pattern DURATION = Pattern.compile("(\\d{1,18})(ns|us|ms|s)");
     /** A dotted Java name, optionally ending with a dot: {@code com.acme.}, {@code com.acme.Main}. */
     private static final Pattern PREFIX = Pattern.compile(
@@ -122,8 +127,9 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         long schedtrace = values.containsKey(SCHEDTRACE) ? Long.parseLong(values.get(SCHEDTRACE)) : 0;
         boolean preempt = !"false".equals(values.get(PREEMPT));
         boolean mxbean = !"false".equals(values.get(MXBEAN));
+        boolean timers = !"false".equals(values.get(TIMERS));
         return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtrace, preempt,
-                prefixes(values.get(PREEMPT_INCLUDE)), prefixes(values.get(PREEMPT_EXCLUDE)), mxbean);
+                prefixes(values.get(PREEMPT_INCLUDE)), prefixes(values.get(PREEMPT_EXCLUDE)), mxbean, timers);
     }
 
     private static void check(String property, String value, String source) {
@@ -150,7 +156,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
                     throw bad(source, value, "milliseconds between lines, a whole number (0 turns it off)");
                 }
             }
-            case PREEMPT, MXBEAN -> {
+            case PREEMPT, MXBEAN, TIMERS -> {
                 if (!value.equals("true") && !value.equals("false")) {
                     throw bad(source, value, "true or false");
                 }

@@ -19,7 +19,10 @@ import java.util.Set;
  *       (through Instrumentation: the user passes no {@code --add-opens}).</li>
  *   <li>Build the scheduler, define the hook in {@code java.lang} with it
  *       ({@link SchedulerHook}), then retransform VirtualThread ({@link VirtualThreadRewriter})
- *       and check that exactly one site was rewritten.</li>
+ *       and check that exactly the expected sites were rewritten: the constructor's read of the
+ *       default scheduler and, unless {@code timers=false}, {@code schedule}, so that virtual
+ *       threads' timeouts become timers of GMP's Ps. Should that method have another shape, one
+ *       warning line says so and the JDK's timer threads stay in use.</li>
  *   <li>Answer the JDK's spin heuristic for GMP carriers: define {@link QueuedWorkHook} and
  *       retransform {@code ForkJoinWorkerThread} ({@link ForkJoinWorkerThreadRewriter}). Should
  *       that JDK method have another shape, one warning line says what is lost, and start-up
@@ -79,17 +82,28 @@ public final class GmpAgent {
                 .keepAlive(settings.keepAlive())
                 .name("gmp")
                 .build();
-        SchedulerHook.define(ContinuationExecutor.on(scheduler));
+        boolean timers = settings.timers();
+        if (timers) {
+            String timersProblem = VirtualThreadRewriter.timersShapeProblem(virtualThread, jdkClassBytes());
+            if (timersProblem != null) {
+                System.err.println("loom-gmp: warning: " + timersProblem + " on JDK " + Runtime.version()
+                        + ": virtual threads' timeouts stay on the JDK's timer threads (timers=false)");
+                timers = false;
+            }
+        }
+        SchedulerHook.define(ContinuationExecutor.on(scheduler), timers);
         Gmp.install(scheduler);
 
-        VirtualThreadRewriter rewriter = new VirtualThreadRewriter();
+        VirtualThreadRewriter rewriter = new VirtualThreadRewriter(timers);
         instrumentation.addTransformer(rewriter, true); // stays registered: see VirtualThreadRewriter
         instrumentation.retransformClasses(virtualThread);
         if (rewriter.lastFailure() != null) {
             throw new UnsupportedJdk("rewriting java.lang.VirtualThread failed: " + rewriter.lastFailure());
         }
-        if (rewriter.lastRewrites() != 1) {
-            throw new UnsupportedJdk("rewrote " + rewriter.lastRewrites() + " reads of DEFAULT_SCHEDULER, expected 1");
+        int expected = timers ? 2 : 1;
+        if (rewriter.lastRewrites() != expected) {
+            throw new UnsupportedJdk("rewrote " + rewriter.lastRewrites() + " sites of java.lang.VirtualThread, expected "
+                    + expected + " (the constructor's read of DEFAULT_SCHEDULER" + (timers ? " and schedule)" : ")"));
         }
         answerSpinHeuristic(instrumentation);
         if (settings.preempt()) {

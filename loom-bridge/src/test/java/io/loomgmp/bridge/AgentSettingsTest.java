@@ -23,7 +23,7 @@ class AgentSettingsTest {
     /** The defaults but for the parallelism and the carrier bound. */
     private static AgentSettings defaults(int parallelism, int maxPoolSize) {
         return new AgentSettings(parallelism, maxPoolSize, Duration.ofMillis(10), Duration.ofSeconds(30), 0,
-                true, List.of(), List.of(), true);
+                true, List.of(), List.of(), true, true);
     }
 
     @Test
@@ -72,6 +72,14 @@ class AgentSettingsTest {
     }
 
     @Test
+    void timersCanBeTurnedOff() {
+        assertTrue(AgentSettings.parse(null, props(), 1).timers());
+        assertFalse(AgentSettings.parse("timers=false", props(), 1).timers());
+        assertFalse(AgentSettings.parse(null, props(AgentSettings.TIMERS, "false"), 1).timers());
+        assertBad("loom-gmp: bad value \"no\" for agent argument timers: expected true or false", "timers=no", props());
+    }
+
+    @Test
     void durationsTakeUnits() {
         assertEquals(Duration.ofNanos(700), AgentSettings.parse("timeslice=700ns", props(), 1).timeSlice());
         assertEquals(Duration.ofNanos(5_000), AgentSettings.parse("timeslice=5us", props(), 1).timeSlice());
@@ -92,7 +100,8 @@ class AgentSettingsTest {
                 + " expected a whole number from 1 to 32767", "parallelism=4", props(AgentSettings.PARALLELISM, " 4"));
         assertBad("loom-gmp: unknown agent argument \"verbose\"; accepted: parallelism=N, maxPoolSize=N,"
                 + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
-                + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false", "verbose", props());
+                + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false",
+                "verbose", props());
     }
 
     @Test

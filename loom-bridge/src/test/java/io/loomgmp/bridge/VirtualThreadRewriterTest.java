@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;
 import java.lang.classfile.ClassFile;
+import java.lang.classfile.MethodModel;
+import java.lang.classfile.instruction.InvokeInstruction;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.ConstantDescs;
 import java.util.List;
@@ -25,12 +27,38 @@ class VirtualThreadRewriterTest {
         byte[] original = jdkVirtualThread();
         assertNull(VirtualThreadRewriter.shapeProblem(virtualThread, original));
 
-        VirtualThreadRewriter.Rewrite rewrite = VirtualThreadRewriter.rewrite(original);
+        VirtualThreadRewriter.Rewrite rewrite = VirtualThreadRewriter.rewrite(original, false);
         assertEquals(1, rewrite.sites());
         assertEquals(List.of(), ClassFile.of().verify(rewrite.bytes()), "the rewritten class verifies");
         // The constructor no longer depends on the read alone: it now calls the hook after it.
         assertTrue(new String(rewrite.bytes(), java.nio.charset.StandardCharsets.ISO_8859_1)
                 .contains("java/lang/LoomGmpSchedulerHook"));
+    }
+
+    @Test
+    void withTimersTheScheduleMethodIsPrefixedToo() throws Exception {
+        Class<?> virtualThread = Class.forName("java.lang.VirtualThread");
+        byte[] original = jdkVirtualThread();
+        assertNull(VirtualThreadRewriter.timersShapeProblem(virtualThread, original));
+
+        VirtualThreadRewriter.Rewrite rewrite = VirtualThreadRewriter.rewrite(original, true);
+        assertEquals(2, rewrite.sites(), "the constructor's read and schedule(Runnable, long, TimeUnit)");
+        assertEquals(List.of(), ClassFile.of().verify(rewrite.bytes()), "the rewritten class verifies");
+        MethodModel schedule = ClassFile.of().parse(rewrite.bytes()).methods().stream()
+                .filter(m -> m.methodName().equalsString(VirtualThreadRewriter.SCHEDULE)).findFirst().orElseThrow();
+        // The first call the method makes is to the hook, before the JDK's own body.
+        InvokeInstruction first = schedule.code().orElseThrow().elementStream()
+                .filter(InvokeInstruction.class::isInstance).map(InvokeInstruction.class::cast).findFirst().orElseThrow();
+        assertEquals(SchedulerHook.CLASS_NAME, first.owner().asInternalName().replace('/', '.'));
+        assertEquals(SchedulerHook.SCHEDULE_METHOD, first.name().stringValue());
+    }
+
+    @Test
+    void aVirtualThreadWithoutTheScheduleMethodIsReported() throws Exception {
+        byte[] stranger = ClassFile.of().build(ClassDesc.of("java.lang.VirtualThread"), type -> { });
+        assertEquals("expected one method schedule(Ljava/lang/Runnable;JLjava/util/concurrent/TimeUnit;)"
+                        + "Ljava/util/concurrent/Future; in java.lang.VirtualThread, found 0",
+                VirtualThreadRewriter.timersShapeProblem(Class.forName("java.lang.VirtualThread"), stranger));
     }
 
     @Test

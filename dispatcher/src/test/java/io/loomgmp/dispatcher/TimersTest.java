@@ -1,0 +1,248 @@
+package io.loomgmp.dispatcher;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Timers kept per P ({@link GmpScheduler#schedule}): none fires early, none is lost, cancelled ones
+ * leave nothing behind, and they fire when their P's carrier is parked, blocked or busy. Bounds
+ * are generous: these tests check behaviour, not speed.
+ */
+class TimersTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    @Test
+    void aHundredThousandTimersFromCarriersAndOutsideFireNoneEarlyNoneLost() throws InterruptedException {
+        int perSource = 25_000;
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("timers").build()) {
+            AtomicInteger early = new AtomicInteger();
+            AtomicInteger ranOffCarrier = new AtomicInteger();
+            CountDownLatch fired = new CountDownLatch(4 * perSource);
+            // Two platform threads, and two tasks on carriers, each scheduling timers 0 to 50 ms out.
+            List<Thread> outside = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                long seed = t;
+                outside.add(Thread.ofPlatform().start(() -> scheduleMany(s, perSource, seed, early, ranOffCarrier, fired)));
+            }
+            for (int t = 2; t < 4; t++) {
+                long seed = t;
+                s.execute(() -> scheduleMany(s, perSource, seed, early, ranOffCarrier, fired));
+            }
+            for (Thread thread : outside) {
+                thread.join();
+            }
+            Probe.await(fired, BOUND, s, "every timer to fire");
+            assertEquals(0, early.get(), "timers that fired before their delay");
+            assertEquals(0, ranOffCarrier.get(), "timer tasks run on a thread that is not a carrier");
+            Probe.awaitTrue(() -> s.snapshot().pendingTimers() == 0, BOUND, s, "no timer left pending");
+            assertEquals(4L * perSource, s.snapshot().timersFired(), s.snapshot().toString());
+        }
+    }
+
+    private static void scheduleMany(GmpScheduler s, int count, long seed, AtomicInteger early,
+                                     AtomicInteger ranOffCarrier, CountDownLatch fired) {
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int i = 0; i < count; i++) {
+            long delay = random.nextLong(50_000_000);
+            long scheduledAt = System.nanoTime();
+            s.schedule(() -> {
+                if (System.nanoTime() - scheduledAt < delay) {
+                    early.incrementAndGet();
+                }
+                if (!s.isCarrier(Thread.currentThread())) {
+                    ranOffCarrier.incrementAndGet();
+                }
+                fired.countDown();
+            }, delay);
+        }
+    }
+
+    @Test
+    void aMillionCancelledTimeoutsLeaveNothingBehind() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("cancel").build()) {
+            AtomicInteger ran = new AtomicInteger();
+            CountDownLatch done = new CountDownLatch(1);
+            // As a virtual thread's timeouts are: scheduled from a carrier, cancelled soon after.
+            s.execute(() -> {
+                for (int i = 0; i < 1_000_000; i++) {
+                    Future<?> timeout = s.schedule(ran::incrementAndGet, Duration.ofSeconds(60).toNanos());
+                    assertTrue(timeout.cancel(false));
+                    assertTrue(timeout.isCancelled());
+                }
+                done.countDown();
+            });
+            Probe.await(done, BOUND, s, "a million scheduled and cancelled timeouts");
+            SchedulerSnapshot after = s.snapshot();
+            assertEquals(0, after.pendingTimers(), after.toString());
+            int held = 0;
+            for (Processor p : schedulingOf(s).allp) {
+                held += p.timers.size();
+            }
+            // Compaction drops cancelled timers once they are more than a quarter of a heap.
+            assertTrue(held <= 64, "cancelled timers still held by the heaps: " + held);
+            assertEquals(0, ran.get(), "a cancelled timer ran");
+        }
+    }
+
+    @Test
+    void aTimerFiresWhileEveryCarrierIsBlockedAndItsPIsHandedOff() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("blocked").build()) {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch blocking = new CountDownLatch(2);
+            CountDownLatch fired = new CountDownLatch(2);
+            AtomicLong firedAfterNanos = new AtomicLong();
+            for (int i = 0; i < 2; i++) {
+                s.execute(() -> {
+                    // The timer goes to this task's P; then the task blocks its carrier.
+                    long at = System.nanoTime();
+                    s.schedule(() -> {
+                        firedAfterNanos.accumulateAndGet(System.nanoTime() - at, Math::max);
+                        fired.countDown();
+                    }, Duration.ofMillis(5).toNanos());
+                    blocking.countDown();
+                    awaitUninterruptibly(release);
+                });
+            }
+            try {
+                Probe.await(blocking, BOUND, s, "both Ps' carriers blocked");
+                Probe.await(fired, BOUND, s, "the timers of the blocked carriers' Ps");
+                assertEquals(1, release.getCount(), "fired while the carriers were still blocked");
+                assertTrue(s.snapshot().handoffs() >= 1, "sysmon handed a P with a due timer off\n" + s.snapshot());
+                assertTrue(firedAfterNanos.get() >= Duration.ofMillis(5).toNanos(), "not early");
+            } finally {
+                release.countDown(); // else close() would wait for the blocked tasks forever
+            }
+        }
+    }
+
+    @Test
+    void aParkedCarrierSleepsUntilTheEarliestTimer() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("sleeper").build()) {
+            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "an idle scheduler");
+            CountDownLatch fired = new CountDownLatch(3);
+            long[] late = new long[3];
+            long start = System.nanoTime();
+            long[] delays = {Duration.ofMillis(80).toNanos(), Duration.ofMillis(20).toNanos(), Duration.ofMillis(50).toNanos()};
+            for (int i = 0; i < 3; i++) {
+                int k = i;
+                s.schedule(() -> {
+                    late[k] = System.nanoTime() - start - delays[k];
+                    fired.countDown();
+                }, delays[i]);
+            }
+            Probe.await(fired, BOUND, s, "three timers on an idle scheduler");
+            for (long lateness : late) {
+                assertTrue(lateness >= 0, "fired early");
+            }
+            SchedulerSnapshot after = s.snapshot();
+            assertEquals(3, after.timersFired(), after.toString());
+            assertTrue(after.spins() < 50, "the carriers slept rather than spun while waiting\n" + after);
+        }
+    }
+
+    @Test
+    void whatATimerThrowsGoesToTheHandlerAndTheSchedulerGoesOn() {
+        AtomicReference<Throwable> reported = new AtomicReference<>();
+        CountDownLatch handled = new CountDownLatch(1);
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("throws")
+                .uncaughtExceptionHandler((thread, failure) -> {
+                    reported.set(failure);
+                    handled.countDown();
+                }).build()) {
+            IllegalStateException failure = new IllegalStateException("from a timer");
+            s.schedule(() -> {
+                throw failure;
+            }, 0);
+            Probe.await(handled, BOUND, s, "the handler to see the failure");
+            assertSame(failure, reported.get());
+            CountDownLatch after = new CountDownLatch(2);
+            s.schedule(after::countDown, Duration.ofMillis(1).toNanos());
+            s.execute(after::countDown);
+            Probe.await(after, BOUND, s, "a timer and a task after the failure");
+        }
+    }
+
+    @Test
+    void aTimerDueBehindALongTaskMakesItGiveWay() {
+        // The only P runs a task that polls for preemption, as a virtual thread at a poll does.
+        // The time slice is a minute, so only sysmon's give-way rule can free the P for the timer.
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).timeSlice(Duration.ofSeconds(60)).name("giveway").build()) {
+            CountDownLatch fired = new CountDownLatch(1);
+            AtomicLong firedAt = new AtomicLong();
+            AtomicInteger yields = new AtomicInteger();
+            long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            Runnable[] hog = new Runnable[1];
+            hog[0] = () -> {
+                while (System.nanoTime() - until < 0 && fired.getCount() > 0) {
+                    if (GmpScheduler.preemptPending() && GmpScheduler.takePreemptRequest(Thread.currentThread())) {
+                        yields.incrementAndGet();
+                        s.submit(hog[0], Placement.YIELD);
+                        return;
+                    }
+                }
+            };
+            CountDownLatch started = new CountDownLatch(1);
+            s.execute(() -> {
+                started.countDown();
+                hog[0].run();
+            });
+            Probe.await(started, BOUND, s, "the hog");
+            long at = System.nanoTime();
+            s.schedule(() -> {
+                firedAt.set(System.nanoTime() - at);
+                fired.countDown();
+            }, Duration.ofMillis(2).toNanos());
+            Probe.await(fired, BOUND, s, "the timer beside the hog");
+            assertTrue(firedAt.get() < Duration.ofSeconds(1).toNanos(),
+                    "the timer waited for the hog: " + firedAt.get() / 1_000_000 + " ms\n" + s.snapshot());
+            assertTrue(yields.get() >= 1, "the hog gave way\n" + s.snapshot());
+        }
+    }
+
+    @Test
+    void schedulingOnATerminatedSchedulerIsRejected() {
+        GmpScheduler s = GmpScheduler.builder().procs(1).build();
+        s.close();
+        try {
+            s.schedule(() -> { }, 0);
+            throw new AssertionError("schedule after close was accepted");
+        } catch (java.util.concurrent.RejectedExecutionException expected) {
+            assertFalse(expected.getMessage().isBlank());
+        }
+    }
+
+    private static Scheduling schedulingOf(GmpScheduler s) {
+        try {
+            var field = GmpScheduler.class.getDeclaredField("scheduling");
+            field.setAccessible(true);
+            return (Scheduling) field.get(s);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        while (true) {
+            try {
+                latch.await();
+                return;
+            } catch (InterruptedException e) {
+                // keep the carrier blocked, as the test intends
+            }
+        }
+    }
+}
