@@ -8,6 +8,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -18,18 +19,22 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fairness: procs CPU hogs ({@link CpuHogs}, which never block) and a probe, a virtual thread
- * that sleeps 1 ms in a loop; the score is the probe's time per sleep, and
- * {@code ·lateness.p50/p99} how much later than 1 ms it got its carrier back. The probe is JMH's
- * own benchmark thread, a virtual thread of the scheduler under test
- * ({@code -Djmh.executor=VIRTUAL}).
+ * Fairness: {@code hogsPerProc} × procs CPU hogs ({@link CpuHogs}, which never block) and a
+ * probe, a virtual thread that sleeps 1 ms in a loop; the score is the probe's time per sleep,
+ * and {@code ·lateness.p50/p99} how much later than 1 ms it got its carrier back. The probe is
+ * JMH's own benchmark thread, a virtual thread of the scheduler under test
+ * ({@code -Djmh.executor=VIRTUAL}). With 1 hog per P the hogs just fill the carriers; with 2
+ * and 8 they oversubscribe them, so that when a hog is preempted, other hogs wait for its
+ * carrier as well as the probe.
  *
  * <p>On GMP, sysmon asks a hog's P to give it up after a time slice (10 ms) and the hog yields at
  * its next preemption poll; the probe, woken by the JDK's timer onto the global queue, runs
- * then. ForkJoinPool cannot preempt: once the hogs hold every carrier, the probe waits until
- * they end. So that an iteration ends at all there, the hogs start at the iteration's first
- * probe and stop by themselves after one iteration's time; FJP's figure is therefore about the
- * iteration time, i.e. "until the hogs stop".
+ * then. The goal, oversubscribed too: the probe's lateness p99 within two time slices (20 ms).
+ * ForkJoinPool cannot preempt: once the hogs hold every carrier, the probe waits until they
+ * end. So that an iteration ends at all there, the hogs start at the iteration's first probe and
+ * stop by themselves after one iteration's time; FJP's figure is therefore about the iteration
+ * time, i.e. "until the hogs stop" (hogs that got no carrier by then find their deadline passed
+ * and end at once).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -39,12 +44,19 @@ public class FairnessBenchmark extends OnScheduler {
     private static final Duration SLEEP = Duration.ofMillis(1);
     private static final Recorder LATENESS = Latencies.recorder("lateness");
 
+    /** Hogs per P (per carrier of ForkJoinPool): 1 fills the carriers, 2 and 8 oversubscribe them. */
+    @Param({"1", "2", "8"})
+    public int hogsPerProc;
+
     private long iterationNanos;
     private CpuHogs hogs;
 
     @Setup(Level.Iteration)
     public void arm(IterationParams iteration) {
         Benchmarks.requireVirtualBenchmarkThread();
+        if (hogsPerProc < 1) {
+            throw new IllegalArgumentException("hogsPerProc=" + hogsPerProc + ": at least 1");
+        }
         iterationNanos = iteration.getTime().convertTo(TimeUnit.NANOSECONDS);
         hogs = null;
     }
@@ -54,7 +66,7 @@ public class FairnessBenchmark extends OnScheduler {
         if (hogs == null) {
             // Here, not in set-up: started in set-up, the hogs could take every carrier before
             // JMH starts the clock, and a scheduler without preemption would look perfect.
-            hogs = CpuHogs.start(PROCS, System.nanoTime() + iterationNanos);
+            hogs = CpuHogs.start(hogsPerProc * PROCS, System.nanoTime() + iterationNanos);
         }
         long start = System.nanoTime();
         Thread.sleep(SLEEP);

@@ -51,7 +51,7 @@ public final class BenchRunner {
     /** The report's order: the list, from hand-offs to whole servers, then the micro-benchmarks. */
     private static final List<String> SUITE_ORDER = List.of("PingPongBenchmark", "SkynetBenchmark", "FanOutBenchmark",
             "YieldStormBenchmark", "TimersBenchmark", "ProducerConsumerBenchmark", "FairnessBenchmark",
-            "PinnedBenchmark", "HttpBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
+            "PinnedBenchmark", "HttpBenchmark", "JettyBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
             "JfrCostPingPongBenchmark", "JfrCostSkynetBenchmark");
 
     private final RunnerOptions options;

@@ -10,12 +10,17 @@ import java.util.Map;
  * smoke run, which exists only to show that every benchmark still runs.
  */
 public enum Profile {
-    /** About 20 minutes on 2 cores (estimated: 32 runs × 2 forks × 16 s of iterations, plus JVM starts). */
+    /**
+     * About 33 minutes on 2 cores (estimated: 58 configurations, i.e. benchmark, parameters and
+     * scheduler, × 2 forks × 16 s of iterations, plus JVM starts; the 50 before the Jetty and the
+     * oversubscribed fairness runs took 28 min).
+     */
     FULL("full", 2, 3, TimeValue.seconds(2), 5, TimeValue.seconds(2), Map.of()),
     /**
-     * About 2.5 minutes on 2 cores: one fork, short iterations. Five of them, not three: JMH's error
-     * is the 99.9 % interval of Student's t, whose factor falls from 31.6 at 2 degrees of freedom
-     * to 8.6 at 4, so three long iterations give error bars too wide to say anything.
+     * About 4.5 minutes on 2 cores (3 min 41 s for 50 configurations): one fork, short iterations.
+     * Five of them, not three: JMH's error is the 99.9 % interval of Student's t, whose factor
+     * falls from 31.6 at 2 degrees of freedom to 8.6 at 4, so three long iterations give error
+     * bars too wide to say anything.
      */
     QUICK("quick", 1, 2, TimeValue.milliseconds(500), 5, TimeValue.milliseconds(500), Map.of()),
     /** CI: one 100 ms iteration, no warm-up, tiny sizes; the figures mean nothing. */
