@@ -12,10 +12,12 @@ import java.util.concurrent.TimeUnit;
  * that does not (ForkJoinPool) neither can run until the hogs stop.
  *
  * <p>Usage: {@code FairnessProbe [hogsPerProc]} (default 1). Prints
- * {@code probeFinishedWhileHogsRan}, {@code worstLatenessMicros} and {@code meanLatenessMicros}
+ * {@code sleepsFinishedWhileHogsRan}, {@code freshThreadsRanWhileHogsRan} (they start after the
+ * sleeps, so this one means the whole probe did; {@code probeFinishedWhileHogsRan} says the same),
+ * {@code worstLatenessMicros} and {@code meanLatenessMicros}
  * (of the 20 sleeps), {@code freshThreadMicros} (the worst of {@link #FRESH_THREADS} fresh threads
- * started from a platform thread), {@code probeMillis} and {@code hogs}. The latencies mean
- * something only when the probe finished while the hogs ran.
+ * started from a platform thread), {@code probeMillis} and {@code hogs}. Each latency means
+ * something only when its part finished while the hogs ran.
  */
 public final class FairnessProbe {
     /** How long the hogs spin unless the probe finishes first. */
@@ -82,7 +84,8 @@ public final class FairnessProbe {
                 Thread.sleep(5); // the next one lands at another moment of the hogs' time slices
             }
         }
-        boolean finishedWhileHogsRan = probeFinished && freshRan && !stop;
+        boolean stopped = stop;
+        boolean finishedWhileHogsRan = probeFinished && freshRan && !stopped;
         stop = true;
         for (Thread hog : hogs) {
             hog.join();
@@ -95,6 +98,8 @@ public final class FairnessProbe {
             sum += late;
         }
         System.out.println("probeFinishedWhileHogsRan=" + finishedWhileHogsRan);
+        System.out.println("sleepsFinishedWhileHogsRan=" + probeFinished);
+        System.out.println("freshThreadsRanWhileHogsRan=" + (probeFinished && freshRan && !stopped));
         System.out.println("worstLatenessMicros=" + worst / 1_000);
         System.out.println("meanLatenessMicros=" + sum / SLEEPS / 1_000);
         System.out.println("freshThreadMicros=" + freshWorst / 1_000);

@@ -2,6 +2,7 @@ package io.loomgmp.demo;
 
 import example.probes.FairnessProbe;
 import example.probes.PinnedProbe;
+import example.probes.TimersProbe;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -18,8 +19,10 @@ import java.util.function.Consumer;
 /**
  * {@code ./loomgmp demo [--small]}: runs {@link Workloads} twice, in separate JVMs — once with the
  * loom-gmp agent (every virtual thread on GMP) and once without (the JDK's ForkJoinPool) — and
- * prints a side-by-side table; then the same for sysmon's probes ({@link FairnessProbe}: a
- * sleeper beside CPU hogs; {@link PinnedProbe}: a fresh thread while every carrier is pinned).
+ * prints a side-by-side table (the timers rows are {@link TimersProbe}'s sleepers); then the same for
+ * sysmon's probes ({@link FairnessProbe}: a sleeper beside CPU hogs, 1 and 4 per processor, and a
+ * fresh thread beside 4 per processor; {@link PinnedProbe}: a fresh thread while every carrier is
+ * pinned).
  *
  * <p>Usage: {@code java -jar loom-gmp-demo.jar --agent <loom-gmp-agent.jar> [--small]}
  */
@@ -30,7 +33,11 @@ public final class Demo {
     private static final List<Row> ROWS = List.of(
             new Row("pingpong", "ping-pong hand-off (ns per round trip)"),
             new Row("skynet", "skynet, %s-leaf tree (ms)"),
-            new Row("fanout", "fan-out/fan-in of %s virtual threads (ms)"));
+            new Row("fanout", "fan-out/fan-in of %s virtual threads (ms)"),
+            new Row("sleepers", "%s sleepers x %s x sleep(1 ms): total (ms)"),
+            new Row("sleeperslateness", "%s sleepers x %s x sleep(1 ms): lateness p99 (ms)"));
+    /** Hogs per processor in the oversubscribed fairness probe. */
+    private static final int OVERSUBSCRIBED = 4;
 
     private Demo() {
     }
@@ -67,18 +74,20 @@ public final class Demo {
         Map<String, String[]> fjp = runWorkloads(List.of(), extra);
 
         System.out.println();
-        System.out.printf("%-46s %14s %14s %9s%n", "workload", "GMP", "ForkJoinPool", "GMP/FJP");
+        System.out.printf("%-53s %14s %14s %9s%n", "workload", "GMP", "ForkJoinPool", "GMP/FJP");
         for (Row row : ROWS) {
             String label = switch (row.key()) {
                 case "skynet" -> row.label().formatted(String.format("%,d", sizes.skynetLeaves()));
                 case "fanout" -> row.label().formatted(String.format("%,d", sizes.fanOutThreads()));
+                case "sleepers", "sleeperslateness" ->
+                        row.label().formatted(String.format("%,d", sizes.sleepers()), sizes.sleeps());
                 default -> row.label();
             };
             double g = Double.parseDouble(gmp.get(row.key())[0]);
             double f = Double.parseDouble(fjp.get(row.key())[0]);
-            System.out.printf("%-46s %14.1f %14.1f %9.2f%n", label, g, f, g / f);
+            System.out.printf("%-53s %14.1f %14.1f %9.2f%n", label, g, f, g / f);
         }
-        System.out.printf("%-46s %14s %14s%n", "carriers seen", gmp.get("CARRIER")[0], fjp.get("CARRIER")[0]);
+        System.out.printf("%-53s %14s %14s%n", "carriers seen", gmp.get("CARRIER")[0], fjp.get("CARRIER")[0]);
         System.out.println("(lower is better; " + Runtime.getRuntime().availableProcessors() + " CPUs, "
                 + "JDK " + Runtime.version() + ")");
         printProbes(agent);
@@ -86,30 +95,49 @@ public final class Demo {
 
     /** Sysmon's probes, each in a fresh JVM per scheduler (a class initialiser runs once per JVM). */
     private static void printProbes(Path agent) throws IOException, InterruptedException {
-        System.err.println("sysmon probes: fairness beside CPU hogs, then a fresh thread while every carrier is pinned");
+        System.err.println("sysmon probes: fairness beside 1 and " + OVERSUBSCRIBED
+                + " CPU hogs per processor, then a fresh thread while every carrier is pinned");
         List<String> gmpArgs = List.of("-javaagent:" + agent);
-        Map<String, String> gmpFair = runProbe(gmpArgs, FairnessProbe.class);
-        Map<String, String> fjpFair = runProbe(List.of(), FairnessProbe.class);
+        Map<String, String> gmpFair = runProbe(gmpArgs, FairnessProbe.class, "1");
+        Map<String, String> fjpFair = runProbe(List.of(), FairnessProbe.class, "1");
+        String hogs = String.valueOf(OVERSUBSCRIBED);
+        Map<String, String> gmpOver = runProbe(gmpArgs, FairnessProbe.class, hogs);
+        Map<String, String> fjpOver = runProbe(List.of(), FairnessProbe.class, hogs);
         System.out.println();
-        System.out.printf("%-58s %12s %16s%n", "sysmon probe", "GMP", "ForkJoinPool");
-        System.out.printf("%-58s %12s %16s%n", "fairness: worst lateness of 20 x sleep(1) beside hogs (ms)",
-                fairness(gmpFair), fairness(fjpFair));
+        System.out.printf("%-62s %13s %16s%n", "sysmon probe", "GMP", "ForkJoinPool");
+        System.out.printf("%-62s %13s %16s%n", "fairness, 1 x procs hogs: worst lateness of 20 x sleep(1) (ms)",
+                sleeps(gmpFair), sleeps(fjpFair));
+        System.out.printf("%-62s %13s %16s%n",
+                "fairness, " + OVERSUBSCRIBED + " x procs hogs: worst lateness of 20 x sleep(1) (ms)",
+                sleeps(gmpOver), sleeps(fjpOver));
+        System.out.printf("%-62s %13s %16s%n",
+                OVERSUBSCRIBED + " x procs hogs: fresh thread started by a platform thread (ms)",
+                freshThread(gmpOver), freshThread(fjpOver));
         for (String mode : List.of("clinit", "fifo")) {
             Map<String, String> g = runProbe(gmpArgs, PinnedProbe.class, mode);
             Map<String, String> f = runProbe(List.of(), PinnedProbe.class, mode);
             String label = mode.equals("clinit") ? "pinned in a class initialiser: fresh thread's latency (ms)"
                     : "blocked reading a FIFO: fresh thread's latency (ms)";
-            System.out.printf("%-58s %12s %16s%n", label, millis(g.get("probeMicros")), millis(f.get("probeMicros")));
+            System.out.printf("%-62s %13s %16s%n", label, millis(g.get("probeMicros")), millis(f.get("probeMicros")));
         }
         System.out.println("(every carrier is held for " + PinnedProbe.BLOCK_MILLIS + " ms in the pinned probes; the hogs spin "
                 + FairnessProbe.HOG_BOUND.toMillis() + " ms unless the probe finishes first)");
     }
 
-    private static String fairness(Map<String, String> probe) {
-        if (!Boolean.parseBoolean(probe.get("probeFinishedWhileHogsRan"))) {
+    /** The fairness probe's worst sleep lateness, or "starved" if the sleeps did not finish while the hogs ran. */
+    private static String sleeps(Map<String, String> probe) {
+        if (!Boolean.parseBoolean(probe.get("sleepsFinishedWhileHogsRan"))) {
             return "starved";
         }
         return millis(probe.get("worstLatenessMicros"));
+    }
+
+    /** The fairness probe's worst fresh thread, or "starved" if they did not all run while the hogs ran. */
+    private static String freshThread(Map<String, String> probe) {
+        if (!Boolean.parseBoolean(probe.get("freshThreadsRanWhileHogsRan"))) {
+            return "starved";
+        }
+        return millis(probe.get("freshThreadMicros"));
     }
 
     private static String millis(String micros) {
@@ -155,7 +183,8 @@ public final class Demo {
                 System.err.println(line);
             }
         });
-        if (failed != null || !results.keySet().containsAll(List.of("pingpong", "skynet", "fanout", "CARRIER"))) {
+        if (failed != null || !results.keySet().containsAll(
+                List.of("pingpong", "skynet", "fanout", "sleepers", "sleeperslateness", "CARRIER"))) {
             System.err.println("loom-gmp demo: the workload JVM failed: " + failed);
             System.exit(1);
         }

@@ -1,5 +1,7 @@
 package io.loomgmp.demo;
 
+import example.probes.TimersProbe;
+
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
@@ -16,9 +18,9 @@ public final class Workloads {
     }
 
     /** Sizes of the workloads: full for the demo, small for the smoke test. */
-    record Sizes(int pingPongRoundTrips, int skynetLeaves, int fanOutThreads, int runs) {
-        static final Sizes FULL = new Sizes(100_000, 1_000_000, 100_000, 3);
-        static final Sizes SMALL = new Sizes(2_000, 10_000, 1_000, 1);
+    record Sizes(int pingPongRoundTrips, int skynetLeaves, int fanOutThreads, int sleepers, int sleeps, int runs) {
+        static final Sizes FULL = new Sizes(100_000, 1_000_000, 100_000, 10_000, 10, 3);
+        static final Sizes SMALL = new Sizes(2_000, 10_000, 1_000, 1_000, 5, 1);
     }
 
     public static void main(String[] args) throws Exception {
@@ -28,6 +30,7 @@ public final class Workloads {
         measure("pingpong", "ns/round-trip", sizes.runs(), () -> pingPong(sizes.pingPongRoundTrips()));
         measure("skynet", "ms", sizes.runs(), () -> skynet(sizes.skynetLeaves()));
         measure("fanout", "ms", sizes.runs(), () -> fanOutFanIn(sizes.fanOutThreads()));
+        measureSleepers(sizes);
     }
 
     interface Run {
@@ -43,6 +46,38 @@ public final class Workloads {
         }
         Arrays.sort(results);
         System.out.printf("RESULT %s %.1f %s%n", key, results[runs / 2], unit);
+    }
+
+    /**
+     * {@link TimersProbe#sleepers}: {@code sleepers} virtual threads each sleep 1 ms {@code sleeps}
+     * times. Prints two results, the medians of the runs' total time ({@code sleepers}) and of their
+     * 99th percentile of lateness ({@code sleeperslateness}).
+     */
+    private static void measureSleepers(Sizes sizes) throws InterruptedException {
+        sleepers(sizes); // warm-up
+        double[] totals = new double[sizes.runs()];
+        double[] p99s = new double[sizes.runs()];
+        for (int i = 0; i < sizes.runs(); i++) {
+            TimersProbe.Sleepers run = sleepers(sizes);
+            totals[i] = run.totalNanos() / 1e6;
+            p99s[i] = run.latenessMicros(0.99) / 1e3;
+            System.err.printf("  %-8s run %d/%d: %.1f ms, lateness p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", "sleepers",
+                    i + 1, sizes.runs(), totals[i], run.latenessMicros(0.5) / 1e3, p99s[i],
+                    run.latenessMicros(1.0) / 1e3);
+        }
+        Arrays.sort(totals);
+        Arrays.sort(p99s);
+        System.out.printf("RESULT sleepers %.1f ms%n", totals[sizes.runs() / 2]);
+        System.out.printf("RESULT sleeperslateness %.1f ms%n", p99s[sizes.runs() / 2]);
+    }
+
+    private static TimersProbe.Sleepers sleepers(Sizes sizes) throws InterruptedException {
+        TimersProbe.Sleepers run = TimersProbe.sleepers(sizes.sleepers(), sizes.sleeps());
+        if (!run.finishedWithinBound() || run.completed() != sizes.sleepers()) {
+            throw new IllegalStateException("sleepers: " + run.completed() + " of " + sizes.sleepers()
+                    + " threads completed their sleeps in time");
+        }
+        return run;
     }
 
     /** Where a virtual thread runs: e.g. "gmp-M0" or "ForkJoinPool-1-worker-1". */
