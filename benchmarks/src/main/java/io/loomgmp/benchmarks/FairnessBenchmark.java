@@ -1,7 +1,6 @@
 package io.loomgmp.benchmarks;
 
 import benchapp.CpuHogs;
-import org.HdrHistogram.Recorder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -42,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 1, jvmArgsAppend = "-Djmh.executor=VIRTUAL")
 public class FairnessBenchmark extends OnScheduler {
     private static final Duration SLEEP = Duration.ofMillis(1);
-    private static final Recorder LATENESS = Latencies.recorder("lateness");
+    private static final Latencies.Stripes LATENESS = Latencies.recorder("lateness");
 
     /** Hogs per P (per carrier of ForkJoinPool): 1 fills the carriers, 2 and 8 oversubscribe them. */
     @Param({"1", "2", "8"})

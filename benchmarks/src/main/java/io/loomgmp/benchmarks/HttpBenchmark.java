@@ -2,7 +2,6 @@ package io.loomgmp.benchmarks;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import org.HdrHistogram.Recorder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -42,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 public class HttpBenchmark extends OnScheduler {
     static final int CONCURRENCY = 16;
     private static final int REQUEST_TIMEOUT_SECONDS = 10;
-    private static final Recorder REQUEST = Latencies.recorder("request");
+    private static final Latencies.Stripes REQUEST = Latencies.recorder("request");
     private static final byte[] BODY = "hello from a virtual thread\n".repeat(8).getBytes(StandardCharsets.US_ASCII);
 
     private HttpServer server;

@@ -1,6 +1,5 @@
 package io.loomgmp.benchmarks;
 
-import org.HdrHistogram.Recorder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -46,7 +45,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public class JettyBenchmark extends OnScheduler {
     static final int CONCURRENCY = 16;
     private static final int REQUEST_TIMEOUT_SECONDS = 10;
-    private static final Recorder REQUEST = Latencies.recorder("request");
+    private static final Latencies.Stripes REQUEST = Latencies.recorder("request");
     /** The {@code cpu} background: client loops per processor. */
     private static final int CPU_LOOPS_PER_PROC = 2;
     /** At most this share of an iteration's requests may run on a virtual thread that ran an earlier one. */

@@ -1,6 +1,5 @@
 package io.loomgmp.benchmarks;
 
-import org.HdrHistogram.Recorder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -36,7 +35,7 @@ public class PinnedBenchmark extends OnScheduler {
     static final int TASKS = 100;
     private static final int PIN_MILLIS = 20;
     private static final Duration GAP = Duration.ofMillis(1);
-    private static final Recorder COMPLETION = Latencies.recorder("completion");
+    private static final Latencies.Stripes COMPLETION = Latencies.recorder("completion");
 
     private Thread[] pinners;
     private volatile boolean stopped;

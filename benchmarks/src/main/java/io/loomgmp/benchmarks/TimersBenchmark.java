@@ -1,6 +1,5 @@
 package io.loomgmp.benchmarks;
 
-import org.HdrHistogram.Recorder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -21,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class TimersBenchmark extends OnScheduler {
     private static final Duration SLEEP = Duration.ofMillis(1);
-    private static final Recorder LATENESS = Latencies.recorder("lateness");
+    private static final Latencies.Stripes LATENESS = Latencies.recorder("lateness");
 
     @Param("10000")
     public int sleepers;

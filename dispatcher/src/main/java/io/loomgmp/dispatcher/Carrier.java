@@ -54,6 +54,12 @@ final class Carrier extends Thread {
      */
     boolean yieldingAtPoll;
 
+    /**
+     * This carrier is starting another carrier (waiting in the kernel for it to run): sysmon must
+     * not count it as blocked in its task. Written by this carrier, read by sysmon.
+     */
+    volatile boolean startingCarrier;
+
     /** Due timers taken out of a heap, to run once its lock is released. Owner only. */
     final Timer[] dueTimers = new Timer[64];
 

@@ -369,6 +369,12 @@ final class Scheduling {
         m.spinning = spinning; // published by Thread.start
         m.nextP = p;
         liveCarriers.add(m);
+        // A carrier that starts another one waits in the kernel until it runs, for 100 µs or more
+        // on a loaded machine: it must not look blocked in its task to sysmon meanwhile.
+        Carrier starter = Thread.currentThread() instanceof Carrier c && c.scheduling == this ? c : null;
+        if (starter != null) {
+            starter.startingCarrier = true;
+        }
         try {
             m.start();
         } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
@@ -384,6 +390,10 @@ final class Scheduling {
                 idle.spinning.decrementAndGet();
             }
             throw e;
+        } finally {
+            if (starter != null) {
+                starter.startingCarrier = false;
+            }
         }
         return m;
     }
@@ -515,6 +525,7 @@ final class Scheduling {
             }
             p.holder = null; // in transit to the reserved carrier
             detached = detached + 1; // until m's task returns (regainP)
+            sysmon.handoffs.increment(); // before the P can run anything: snapshots see it first
         } finally {
             lock.unlock();
         }

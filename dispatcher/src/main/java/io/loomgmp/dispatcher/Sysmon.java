@@ -24,18 +24,25 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
  *       BLOCKED, WAITING or TIMED_WAITING (parked, pinned virtual thread, monitor) other than
- *       waiting to acquire a lock ({@link #isQueuedForALock}); or RUNNABLE for the JVM but asleep in the kernel
- *       (blocked in native code, {@link NativeThreadState}), looked at no more often than every
- *       {@link #NATIVE_CHECK_NANOS}, as reading {@code /proc} costs tens of microseconds.</li>
+ *       waiting to acquire a lock ({@link #isQueuedForALock}); or RUNNABLE for the JVM but blocked
+ *       in native code (asleep in the kernel outside a futex wait, {@link NativeThreadState}) for
+ *       {@link #NATIVE_HANDOFF_AFTER_NANOS}, looked at no more often than every
+ *       {@link #NATIVE_CHECK_NANOS}.</li>
  *   <li><b>wakes a carrier</b> for work queued behind a long task: a P running the same task as
  *       at the last look with tasks in its queue while another P is idle and nobody spins. A
  *       hand-off into an empty runnext wakes nobody (the submitter usually blocks at once), so
  *       this is what lets another carrier steal it when the submitter keeps computing.</li>
  * </ol>
- * It sleeps 20 µs between rounds, doubling after 50 rounds in which it did nothing, up to 10 ms,
- * and no later than the earliest timer of any P; it sleeps until woken while every P is idle, and
- * is woken early when work is queued while every P is busy (a pinned carrier may be what keeps
- * them busy).
+ * <h2>When it looks</h2>
+ * Go's cadence: 20 µs between rounds after a round that acted, doubling after 50 rounds that did
+ * nothing, up to 10 ms; and no later than the earliest timer of any P, or than a decision it has
+ * pending (a task that work waits behind reaching {@link #GIVE_WAY_AFTER_NANOS}, a carrier that
+ * looked blocked once reaching its second look). While every P is idle there is nothing to
+ * preempt or hand off: it skips its rounds and sleeps 10 ms at a time, and after
+ * {@link #DEEP_SLEEP_AFTER_NANOS} of that it parks until a P is taken again. Work queued while
+ * every P is busy wakes it from a long sleep for one round at once (a pinned carrier may be what
+ * keeps them busy); that round changes the cadence only if it acts. A server whose Ps go idle
+ * between requests thus costs sysmon a wake-up every few milliseconds, not one per request.
  *
  * <p>All per-P observations ({@link Watch}) belong to the sysmon thread; it reads the Ps'
  * counters and holders with opaque/volatile reads and changes them only by CAS.
@@ -48,12 +55,25 @@ final class Sysmon implements Runnable {
     /** A delay at or above this counts as a long sleep, which new work on busy Ps cuts short. */
     private static final long LONG_SLEEP_NANOS = 1_000_000;
     /**
+     * How long every P must have been idle before sysmon parks until one is taken again. Until
+     * then it sleeps {@link #MAX_DELAY_NANOS} at a time, so that a server whose Ps go idle between
+     * requests does not pay an unpark of sysmon on each request's submission path.
+     */
+    static final long DEEP_SLEEP_AFTER_NANOS = 1_000_000_000;
+    /**
      * How long a carrier must stay blocked in one task before its P is handed off: long enough
      * that a brief wait inside the JDK (a lock taken while unparking) does not cost a carrier.
      */
     static final long HANDOFF_AFTER_NANOS = 100_000;
     /** Least time between two {@code /proc} looks at the same carrier. */
     static final long NATIVE_CHECK_NANOS = 250_000;
+    /**
+     * How long a carrier that the JVM calls RUNNABLE must be seen asleep in the kernel before its
+     * P is handed off. Longer than {@link #HANDOFF_AFTER_NANOS}: a thread also sleeps in the
+     * kernel, for a while, when it waits inside the JVM (for a safepoint or a collection it
+     * triggered, on a VM lock, for a page), and none of those is its task blocking it.
+     */
+    static final long NATIVE_HANDOFF_AFTER_NANOS = 1_000_000;
     /**
      * How long a task may run before it gives way to work that waits for its P (a due timer, work
      * from outside with no idle P): about Linux CFS's minimum granularity. Shorter would preempt
@@ -68,11 +88,14 @@ final class Sysmon implements Runnable {
     private volatile boolean sleepingDeeply;
     /** When a task that work waits behind will have run GIVE_WAY_AFTER_NANOS, or 0. Sysmon's thread only. */
     private long lookAgainAt;
+    /** When a nudge last cut a sleep short. Sysmon's thread only. */
+    private long nudgedAt;
     /** When the current timed sleep ends ({@code System.nanoTime()}); far in the future while awake or deeply asleep. */
     private volatile long wakeAt = Long.MAX_VALUE;
     private volatile boolean sleepingLong;
 
     final LongAdder preemptRequests = new LongAdder();
+    /** Ps taken from blocked carriers; counted by {@code Scheduling.handOff}, before the new carrier can run anything. */
     final LongAdder handoffs = new LongAdder();
 
     /** What sysmon saw of one P at its last look. */
@@ -87,13 +110,29 @@ final class Sysmon implements Runnable {
         int blockedLooks;
         /** When {@code /proc} was last read for this P's carrier. */
         long nativeCheckedAt;
+        /** When {@code /proc} first showed this task's carrier asleep, at looks since in a row; 0 if not. */
+        long nativeAsleepSince;
         /** The tasks-run count of the task last asked to give way, so that it is asked once. */
         long gaveWayRuns = -1;
+        /** The {@code /proc} view of the carrier last checked for native blocking, kept open. */
+        NativeThreadState nativeState;
+
+        /** The view of OS thread {@code tid}, reopened when the P's carrier changed; null if unreadable. */
+        NativeThreadState nativeStateOf(long tid) {
+            if (nativeState == null || nativeState.tid() != tid) {
+                if (nativeState != null) {
+                    nativeState.close();
+                }
+                nativeState = NativeThreadState.of(tid);
+            }
+            return nativeState;
+        }
 
         void forget() {
             schedtick = -1;
             runs = -1;
             blockedLooks = 0;
+            nativeAsleepSince = 0;
         }
     }
 
@@ -149,44 +188,63 @@ final class Sysmon implements Runnable {
 
     @Override
     public void run() {
+        try {
+            watch();
+        } finally {
+            for (Watch watch : watches) {
+                if (watch.nativeState != null) {
+                    watch.nativeState.close();
+                }
+            }
+        }
+    }
+
+    /** Sysmon's loop, until the scheduler terminates. */
+    private void watch() {
         long delay = MIN_DELAY_NANOS;
         int idleRounds = 0;
+        long idleSince = 0; // when every P was first seen idle, or 0 while some P is busy
         while (!scheduling.isTerminated()) {
-            if (allIdle()) {
-                // Publish the deep sleep, then look again: a P taken after our first look either
-                // sees the flag (Idle.getP calls wake) or is seen by this second look.
-                sleepingDeeply = true;
-                if (allIdle() && !scheduling.isTerminated()) {
-                    LockSupport.park(this);
-                }
-                sleepingDeeply = false;
-                delay = MIN_DELAY_NANOS;
-                idleRounds = 0;
-                continue;
-            }
-            // Wake when the next timer comes due, or when a task that work waits behind has run
-            // long enough to give way, to look again then.
-            long sleep = delay;
             long now = System.nanoTime();
-            long untilTimer = scheduling.timerDelay(now);
-            if (untilTimer > 0 && untilTimer < sleep) {
-                sleep = untilTimer;
-            }
-            if (lookAgainAt != 0 && lookAgainAt - now < sleep) {
-                sleep = lookAgainAt - now;
+            long sleep;
+            if (allIdle()) {
+                if (idleSince == 0) {
+                    idleSince = now;
+                }
+                if (now - idleSince >= DEEP_SLEEP_AFTER_NANOS) {
+                    deepSleep();
+                    idleSince = 0;
+                    continue;
+                }
+                sleep = MAX_DELAY_NANOS; // nothing runs, so nothing to look at
+            } else {
+                idleSince = 0;
+                // Wake when the next timer comes due, or when a decision is pending, to look again then.
+                sleep = delay;
+                long untilTimer = scheduling.timerDelay(now);
+                if (untilTimer > 0 && untilTimer < sleep) {
+                    sleep = untilTimer;
+                }
+                if (lookAgainAt != 0 && lookAgainAt - now < sleep) {
+                    sleep = lookAgainAt - now;
+                }
+                sleep = Math.max(MIN_DELAY_NANOS, sleep);
             }
             lookAgainAt = 0;
-            sleep = Math.max(MIN_DELAY_NANOS, sleep);
             wakeAt = now + sleep; // before the park: a timer added earlier than this unparks us
-            boolean longSleep = sleep >= LONG_SLEEP_NANOS;
-            sleepingLong = longSleep;
+            // A nudge may cut a long sleep short, at most once per LONG_SLEEP_NANOS: under a
+            // steady stream of outside work on busy Ps, one look per millisecond is enough.
+            boolean nudgeable = sleep >= LONG_SLEEP_NANOS && now - nudgedAt >= LONG_SLEEP_NANOS;
+            sleepingLong = nudgeable;
             LockSupport.parkNanos(this, sleep);
             wakeAt = Long.MAX_VALUE;
-            if (longSleep && !sleepingLong) { // nudged: work is waiting while every P is busy
-                delay = MIN_DELAY_NANOS;
-                idleRounds = 0;
+            if (nudgeable && !sleepingLong) {
+                nudgedAt = System.nanoTime();
             }
             sleepingLong = false;
+            if (allIdle()) {
+                continue;
+            }
             if (retake(System.nanoTime())) {
                 idleRounds = 0;
                 delay = MIN_DELAY_NANOS;
@@ -194,6 +252,17 @@ final class Sysmon implements Runnable {
                 delay = Math.min(delay * 2, MAX_DELAY_NANOS);
             }
         }
+    }
+
+    /** Every P has been idle for a while: park until one is taken ({@link #wake}). */
+    private void deepSleep() {
+        // Publish the deep sleep, then look again: a P taken after our first look either sees
+        // the flag (Idle.getP calls wake) or is seen by this second look.
+        sleepingDeeply = true;
+        if (allIdle() && !scheduling.isTerminated()) {
+            LockSupport.park(this);
+        }
+        sleepingDeeply = false;
     }
 
     private boolean allIdle() {
@@ -240,6 +309,7 @@ final class Sysmon implements Runnable {
                 watch.runs = inTask ? runs : -1;
                 watch.runsSince = now;
                 watch.blockedLooks = 0;
+                watch.nativeAsleepSince = 0;
             }
             if (inTask) {
                 boolean timerDue = p.timers.hasDue(now);
@@ -276,18 +346,38 @@ final class Sysmon implements Runnable {
                     }
                 }
             }
-            if (!sameTask) {
+            // 3. Hand-off: the task blocks its carrier, at two looks in a row and for long enough,
+            // while work waits for the P. Work first: the blocked check may read /proc.
+            if (!inTask || !hasWorkFor(p, now)) {
+                watch.blockedLooks = 0;
                 continue;
             }
-
-            // 3. Hand-off: the same task, blocked, for long enough, with work waiting for the P.
+            if (now - watch.runsSince < HANDOFF_AFTER_NANOS / 2) {
+                // Too young to tell: most tasks end sooner than a hand-off could help, and the
+                // native check costs a read of /proc. Look again when it is old enough.
+                long again = watch.runsSince + HANDOFF_AFTER_NANOS / 2;
+                if (lookAgainAt == 0 || again - lookAgainAt < 0) {
+                    lookAgainAt = again;
+                }
+                continue;
+            }
             watch.blockedLooks = blockedLooks(m, watch, now);
-            if (watch.blockedLooks < 2 || now - watch.runsSince < HANDOFF_AFTER_NANOS || !hasWorkFor(p, now)) {
+            if (watch.blockedLooks == 0) {
                 continue;
             }
-            Carrier to = scheduling.handOff(p, m);
+            long blockedFor = watch.nativeAsleepSince != 0 ? NATIVE_HANDOFF_AFTER_NANOS : HANDOFF_AFTER_NANOS;
+            long blockedSince = watch.nativeAsleepSince != 0 ? watch.nativeAsleepSince : watch.runsSince;
+            if (watch.blockedLooks < 2 || now - blockedSince < blockedFor) {
+                // Blocked at this look, with work waiting: look again soon rather than at the
+                // cadence of a quiet scheduler.
+                long again = Math.max(now + MIN_DELAY_NANOS, blockedSince + blockedFor);
+                if (lookAgainAt == 0 || again - lookAgainAt < 0) {
+                    lookAgainAt = again;
+                }
+                continue;
+            }
+            Carrier to = scheduling.handOff(p, m); // counts it in handoffs
             if (to != null) {
-                handoffs.increment();
                 if (FlightRecording.on) {
                     recordHandoff(p, m, to, now - watch.runsSince);
                 }
@@ -345,8 +435,13 @@ final class Sysmon implements Runnable {
      * watch began) was blocked.
      */
     private int blockedLooks(Carrier m, Watch watch, long now) {
+        if (m.startingCarrier) {
+            watch.nativeAsleepSince = 0;
+            return 0; // in the kernel starting a thread for the scheduler, not blocked by its task
+        }
         switch (m.getState()) {
             case BLOCKED, WAITING, TIMED_WAITING -> {
+                watch.nativeAsleepSince = 0;
                 return isQueuedForALock(m) ? 0 : watch.blockedLooks + 1;
             }
             case RUNNABLE -> {
@@ -357,9 +452,18 @@ final class Sysmon implements Runnable {
                     return watch.blockedLooks; // too soon to read /proc again: no new look
                 }
                 watch.nativeCheckedAt = now;
-                return NativeThreadState.isAsleep(m.osThreadId) ? watch.blockedLooks + 1 : 0;
+                NativeThreadState state = watch.nativeStateOf(m.osThreadId);
+                if (state == null || !state.isBlockedInNative()) {
+                    watch.nativeAsleepSince = 0;
+                    return 0;
+                }
+                if (watch.nativeAsleepSince == 0) {
+                    watch.nativeAsleepSince = now;
+                }
+                return watch.blockedLooks + 1;
             }
             default -> {
+                watch.nativeAsleepSince = 0;
                 return 0;
             }
         }

@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.FutureTask;
 
 /**
@@ -9,17 +11,37 @@ import java.util.concurrent.FutureTask;
  * machine makes "run" and "cancel" exclusive: whichever CAS wins, the other does nothing.
  *
  * <p>Cancelling (any thread: for a virtual thread, the JDK cancels its timeout when an unpark
- * beat it, the common case) is one CAS plus one atomic add: the timer is not taken out of the
- * heap then, but counted as cancelled there; whoever next holds the heap's lock drops it, or
- * compacts the heap once cancelled timers are more than a quarter of it (Go's lazy
- * {@code deltimer}). {@code FutureTask} drops its reference to the task on cancel, so a
- * cancelled timer does not keep a virtual thread reachable.
+ * beat it, the common case) is that CAS plus, while the timer is still in its heap, one more CAS
+ * and an atomic add: the timer is not taken out of the heap then, but counted as cancelled there;
+ * whoever next holds the heap's lock drops it, or compacts the heap once cancelled timers are more
+ * than a quarter of it (Go's lazy {@code deltimer}). {@code FutureTask} drops its reference to the
+ * task on cancel, so a cancelled timer does not keep a virtual thread reachable.
  *
+ * <h2>The heap's count of cancelled timers stays exact</h2>
+ * {@link #place} goes IN_HEAP → COUNTED (by the cancel, which then adds one to the heap's count)
+ * or → OUT (by the lock holder taking the timer out, which subtracts one if it finds COUNTED).
+ * Both moves are atomic, so each cancelled timer is counted once while in the heap and
+ * uncounted once when it leaves, whatever the order of the cancel and the removal.
  */
 final class Timer extends FutureTask<Void> {
+    private static final int IN_HEAP = 0;
+    private static final int COUNTED = 1;
+    private static final int OUT = 2;
+    private static final VarHandle PLACE;
+
+    static {
+        try {
+            PLACE = MethodHandles.lookup().findVarHandle(Timer.class, "place", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final TimerHeap heap;
     /** When to run: a {@code System.nanoTime()} value. */
     final long when;
+    @SuppressWarnings("unused") // accessed through PLACE
+    private volatile int place = IN_HEAP;
 
     Timer(TimerHeap heap, Runnable task, long when) {
         super(task, null);
@@ -30,8 +52,15 @@ final class Timer extends FutureTask<Void> {
     /** Called once, by the thread that completed the future: counts a cancellation in the heap. */
     @Override
     protected void done() {
-        if (isCancelled()) {
-            heap.cancelled();
+        if (isCancelled() && PLACE.compareAndSet(this, IN_HEAP, COUNTED)) {
+            heap.cancelled(1);
+        }
+    }
+
+    /** Under the heap's lock: the timer leaves the heap; uncounts its cancellation if it was counted. */
+    void takenOut() {
+        if ((int) PLACE.getAndSet(this, OUT) == COUNTED) {
+            heap.cancelled(-1);
         }
     }
 }
