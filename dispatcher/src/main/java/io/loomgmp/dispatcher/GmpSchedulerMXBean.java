@@ -86,6 +86,12 @@ public interface GmpSchedulerMXBean {
     /** Times sysmon took a P from a carrier blocked in a task and handed it to another carrier. */
     long getHandoffs();
 
+    /** Timers waiting in the Ps' heaps: sleeping virtual threads and pending timeouts. */
+    int getPendingTimers();
+
+    /** Timers run so far: sleeps and timeouts that expired. */
+    long getTimersFired();
+
     /**
      * Go's {@code GODEBUG=schedtrace} line, timed from the JVM's start, e.g.
      * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0]}.

@@ -18,12 +18,14 @@ public enum Placement {
     /** The global queue (Go's {@code Gosched} puts a yielding goroutine there). */
     GLOBAL,
     /**
-     * For the running task giving way ({@code Thread.yield}, a yield at a preemption poll): the
-     * tail of the local ring, behind the work queued there, without the scheduler lock; or the
-     * global queue when the ring is empty and only the global queue has other work, so that
-     * work gets its turn first. Cheaper than Go's global-queue yield for the common case of
-     * several yielding tasks sharing a P; as fair within the P, and the fairness tick and
-     * stealing keep the global queue and the other Ps served.
+     * For the running task giving way ({@code Thread.yield}): the tail of the local ring, behind
+     * the work queued there ({@code runnext} counts), without any lock; or the global queue's
+     * ready lane when the P has no local work but the global queue has some, so that work gets
+     * its turn first. Cheaper than Go's global-queue yield for the common case of several
+     * yielding tasks sharing a P, and as fair within the P. A task that yields at a preemption
+     * poll (sysmon asked it to give its P up) goes to the global queue's yielded lane instead:
+     * behind every runnable task, on any P, as Go's {@code gopreempt_m} puts it on the global
+     * queue.
      */
     YIELD
 }

@@ -26,6 +26,9 @@ final class Processor {
      */
     long readyTakenAt;
 
+    /** The schedtick of the run that step 2 last gave a ready task, so that local work runs between two. Holder only. */
+    long readyTakenTick = -2;
+
     /**
      * Schedules of this P that did not inherit a time slice (Go's schedtick). Holder only: written
      * plainly; readers elsewhere (snapshots, later sysmon) read it with {@link #schedtick()}.

@@ -152,6 +152,16 @@ final class SchedulerMXBeanView implements GmpSchedulerMXBean {
         return longOf(SchedulerSnapshot::handoffs);
     }
 
+    @Override
+    public int getPendingTimers() {
+        return intOf(SchedulerSnapshot::pendingTimers);
+    }
+
+    @Override
+    public long getTimersFired() {
+        return longOf(SchedulerSnapshot::timersFired);
+    }
+
     /** Timed from the JVM's start, as Go's line is timed from the program's. */
     @Override
     public String getSchedtraceLine() {

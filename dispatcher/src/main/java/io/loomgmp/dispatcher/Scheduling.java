@@ -167,8 +167,12 @@ final class Scheduling {
                 m.yieldingAtPoll = false;
                 yielded = true; // preempted: behind every runnable task, on any P (Go's gopreempt_m)
             } else if (p != null && p.runQueue.isEmpty() && !global.isEmpty()) {
-                // Racy reads, a heuristic: a wrong guess only changes which queue the task waits in.
-                yielded = true; // nothing local to give way to, but others wait: their turn first
+                // Nothing local to give way to, but others wait: their turn first. The ready lane,
+                // not the yielded one: a voluntary yield gives way to runnable work, not to every
+                // preempted CPU hog's next time slice (the JDK's I/O sub-pollers yield after each
+                // poll, with the readers they must wake still waiting on them). Racy reads, a
+                // heuristic: a wrong guess only changes which queue the task waits in.
+                placement = Placement.GLOBAL;
             }
         }
         if (FlightRecording.on) {
@@ -676,24 +680,40 @@ final class Scheduling {
     }
 
     /**
-     * Owner of {@code p}. Step 2 of {@link #findRunnable}: a ready task if one has waited since
-     * {@code p} last took one at least {@link #GLOBAL_CHECK_NANOS} ago, or on the fairness tick
-     * a ready task or else a yielded one; {@code null} otherwise. One volatile read when the
-     * ready lane is empty and it is not the tick.
+     * Owner of {@code p}, whose ring is not empty. Step 2 of {@link #findRunnable}: on the
+     * fairness tick a yielded task, or else a ready one (ready work has the time bound; the tick
+     * keeps preempted tasks from starving while outside work keeps arriving); otherwise a ready
+     * task if {@code p} last took one at least {@link #GLOBAL_CHECK_NANOS} ago and has run a task
+     * from its ring since; {@code null} otherwise. One volatile read when the ready lane is empty
+     * and it is not the tick.
+     *
+     * <p>"Ran a local task since" is Tokio's lower bound on its global-queue interval (2 ticks):
+     * with tasks longer than the bound, every schedule is overdue, and ready work must not take
+     * every turn, or the ring (itself often filled from the ready lane) would wait until the
+     * ready lane ran dry. So with long tasks the two alternate; with short ones, local work runs
+     * for {@code GLOBAL_CHECK_NANOS} between two ready tasks.
      */
     private Runnable pollGlobalWhenDue(Processor p) {
-        boolean fairnessTick = p.schedtick() % FAIRNESS_TICK == 0;
-        if (global.readySize() > 0) {
+        long tick = p.schedtick();
+        boolean fairnessTick = tick % FAIRNESS_TICK == 0;
+        if (fairnessTick) {
+            Runnable yielded = global.pollYielded();
+            if (yielded != null) {
+                return yielded;
+            }
+        }
+        if (global.readySize() > 0 && (fairnessTick || tick - p.readyTakenTick >= 2)) {
             long now = System.nanoTime();
             if (fairnessTick || now - p.readyTakenAt >= GLOBAL_CHECK_NANOS) {
                 Runnable task = global.pollReady();
                 if (task != null) {
                     p.readyTakenAt = now;
+                    p.readyTakenTick = tick + 1; // the tick this task's run starts
                     return task;
                 }
             }
         }
-        return fairnessTick ? global.pollYielded() : null;
+        return null;
     }
 
     /**

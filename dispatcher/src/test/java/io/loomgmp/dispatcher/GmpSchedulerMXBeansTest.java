@@ -76,10 +76,12 @@ class GmpSchedulerMXBeansTest {
             assertEquals(snapshot.spins(), attributes.get("Spins"));
             assertEquals(snapshot.preemptRequests(), attributes.get("PreemptRequests"));
             assertEquals(snapshot.handoffs(), attributes.get("Handoffs"));
+            assertEquals(snapshot.pendingTimers(), attributes.get("PendingTimers"));
+            assertEquals(snapshot.timersFired(), attributes.get("TimersFired"));
             String line = (String) attributes.get("SchedtraceLine");
             assertTrue(line.matches("SCHED \\d+ms: gomaxprocs=2 idleprocs=2 threads=\\d+ spinningthreads=0"
                     + " idlethreads=\\d+ runqueue=0 \\[0 0]"), line);
-            assertEquals(26, attributes.size(), "every attribute checked above: " + attributes.keySet());
+            assertEquals(28, attributes.size(), "every attribute checked above: " + attributes.keySet());
 
             // JConsole reads several at once; a typed proxy is what an application would use.
             AttributeList some = SERVER.getAttributes(name, new String[] {"Procs", "TasksRun"});

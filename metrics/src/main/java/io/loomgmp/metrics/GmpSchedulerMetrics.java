@@ -45,6 +45,8 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>loomgmp.carrier.spins</td><td>counter</td><td></td><td></td><td>spins</td></tr>
  *   <tr><td>loomgmp.preemptions</td><td>counter</td><td></td><td></td><td>preemptRequests</td></tr>
  *   <tr><td>loomgmp.handoffs</td><td>counter</td><td></td><td></td><td>handoffs</td></tr>
+ *   <tr><td>loomgmp.timers.pending</td><td>gauge</td><td></td><td></td><td>pendingTimers()</td></tr>
+ *   <tr><td>loomgmp.timers.fired</td><td>counter</td><td></td><td></td><td>timersFired</td></tr>
  * </table>
  * Base units follow Micrometer's binders: {@code tasks} and {@code threads} where a meter counts
  * those; none for Ps (as {@code system.cpu.count}) and for counts of events such as steals (as
@@ -155,6 +157,11 @@ public final class GmpSchedulerMetrics implements MeterBinder {
         counter(registry, "loomgmp.handoffs", null,
                 "Times sysmon took a P from a carrier blocked in a task and handed it to another carrier",
                 SchedulerSnapshot::handoffs);
+        gauge(registry, "loomgmp.timers.pending", null,
+                "Timers waiting in the Ps' heaps: sleeping virtual threads and pending timeouts", Tags.empty(),
+                SchedulerSnapshot::pendingTimers);
+        counter(registry, "loomgmp.timers.fired", null, "Timers run: sleeps and timeouts that expired",
+                SchedulerSnapshot::timersFired);
     }
 
     /**

@@ -34,7 +34,7 @@ class GmpSchedulerMetricsTest {
     private static final List<String> COUNTERS = List.of("loomgmp.tasks.run", "loomgmp.runnext.hits",
             "loomgmp.local.pops", "loomgmp.global.grabs", "loomgmp.fairness.grabs", "loomgmp.steals",
             "loomgmp.steals.tasks", "loomgmp.overflows", "loomgmp.carrier.parks", "loomgmp.carrier.spins",
-            "loomgmp.preemptions", "loomgmp.handoffs");
+            "loomgmp.preemptions", "loomgmp.handoffs", "loomgmp.timers.fired");
 
     /** Every meter read takes a fresh snapshot, so a test sees the effect of what it just did. */
     private static MeterRegistry bind(GmpScheduler scheduler, Tag... tags) {
@@ -67,10 +67,10 @@ class GmpSchedulerMetricsTest {
             Set<String> names = registry.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
             Set<String> expected = new java.util.HashSet<>(COUNTERS);
             expected.addAll(List.of("loomgmp.procs", "loomgmp.procs.idle", "loomgmp.carriers", "loomgmp.carriers.max",
-                    "loomgmp.queue.global", "loomgmp.queue.local"));
+                    "loomgmp.queue.global", "loomgmp.queue.local", "loomgmp.timers.pending"));
             assertEquals(expected, names);
-            // 4 carrier states and 2 Ps: 12 counters + 4 single gauges + 4 + 2
-            assertEquals(22, registry.getMeters().size());
+            // 4 carrier states and 2 Ps: 13 counters + 5 single gauges + 4 + 2
+            assertEquals(24, registry.getMeters().size());
 
             Gauge procs = registry.get("loomgmp.procs").gauge();
             assertEquals(2, procs.value());
@@ -88,7 +88,7 @@ class GmpSchedulerMetricsTest {
                 FunctionCounter counter = registry.get(name).functionCounter();
                 String unit = counter.getId().getBaseUnit();
                 boolean countsTasks = name.equals("loomgmp.steals.tasks") || !name.matches(
-                        "loomgmp\\.(steals|overflows|carrier\\.parks|carrier\\.spins|preemptions|handoffs)");
+                        "loomgmp\\.(steals|overflows|carrier\\.parks|carrier\\.spins|preemptions|handoffs|timers\\.fired)");
                 assertEquals(countsTasks ? "tasks" : null, unit, name);
             }
         }

@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -53,6 +54,13 @@ public final class BenchRunner {
             "YieldStormBenchmark", "TimersBenchmark", "ProducerConsumerBenchmark", "FairnessBenchmark",
             "PinnedBenchmark", "HttpBenchmark", "JettyBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
             "JfrCostPingPongBenchmark", "JfrCostSkynetBenchmark");
+
+    /**
+     * Warm-up iterations these benchmarks need at least, in a run with real iteration counts: the
+     * HTTP client and servers keep compiling for about 15 s (each 2 s iteration's throughput rose
+     * for the first 7 on the 2-core machine), and measuring before that measures the JIT.
+     */
+    private static final Map<String, Integer> MIN_WARMUP_ITERATIONS = Map.of("HttpBenchmark", 8, "JettyBenchmark", 8);
 
     private final RunnerOptions options;
     private final PrintStream progress;
@@ -189,7 +197,7 @@ public final class BenchRunner {
                 .include("^" + Pattern.quote(benchmark) + "$")
                 .param("scheduler", scheduler)
                 .forks(profile.forks)
-                .warmupIterations(profile.warmupIterations)
+                .warmupIterations(warmupIterations(benchmark, profile))
                 .warmupTime(profile.warmupTime)
                 .measurementIterations(profile.measurementIterations)
                 .measurementTime(profile.measurementTime)
@@ -201,6 +209,15 @@ public final class BenchRunner {
             builder.jvmArgsPrepend("-javaagent:" + options.agent().toAbsolutePath());
         }
         return builder.build();
+    }
+
+    /** The profile's warm-up, or more for a benchmark in {@link #MIN_WARMUP_ITERATIONS} (not in a smoke run). */
+    static int warmupIterations(String benchmark, Profile profile) {
+        if (profile == Profile.SMOKE) {
+            return profile.warmupIterations;
+        }
+        String className = benchmark.substring(PACKAGE.length(), benchmark.lastIndexOf('.'));
+        return Math.max(profile.warmupIterations, MIN_WARMUP_ITERATIONS.getOrDefault(className, 0));
     }
 
     /** "[ 3/32] Skynet.tree   gmp  812 ± 40 ms/op   (9.1 s)", with the p99 of each recorded latency. */
