@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -15,7 +16,9 @@ import java.util.concurrent.CountDownLatch;
  * once; one that does not waits for the blocking to end.
  *
  * <p>{@code clinit}: {@code procs} virtual threads touch a class whose initialiser sleeps 500 ms
- * (one runs it, the others wait for it; all pinned). {@code fifo}: {@code procs} virtual threads
+ * (one runs it, the others wait for it; all pinned). {@code clinit-sleep}: the same, and the probe
+ * sleeps {@link #PROBE_SLEEP_MILLIS} ms, so its timer must fire while every carrier is pinned;
+ * it also prints {@code sleepLateMicros} (how much later than that it woke). {@code fifo}: {@code procs} virtual threads
  * open and read a FIFO that nobody writes yet (blocked in native code). Prints
  * {@code probeMicros} (start to end of the probe thread) and {@code blockedMillis} (how long the
  * blocked threads took, to show they were blocked while the probe ran). The blocking ends after
@@ -27,20 +30,32 @@ public final class PinnedProbe {
     static final long SETTLE_MILLIS = 50;
     /** How long the blockers stay blocked (the class initialiser's sleep; the FIFO's silence). */
     public static final long BLOCK_MILLIS = 500;
+    /** The probe's sleep in {@code clinit-sleep} mode. */
+    static final long PROBE_SLEEP_MILLIS = 20;
 
     private PinnedProbe() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 1 || !(args[0].equals("clinit") || args[0].equals("fifo"))) {
-            System.err.println("usage: PinnedProbe clinit|fifo");
+        if (args.length != 1 || !List.of("clinit", "clinit-sleep", "fifo").contains(args[0])) {
+            System.err.println("usage: PinnedProbe clinit|clinit-sleep|fifo");
             System.exit(2);
         }
         int procs = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
                 Runtime.getRuntime().availableProcessors());
-        boolean clinit = args[0].equals("clinit");
+        boolean clinit = !args[0].equals("fifo");
+        boolean sleep = args[0].equals("clinit-sleep");
         Path fifo = clinit ? null : makeFifo();
-        Runnable probeBody = () -> { };
+        long[] sleepLate = new long[1];
+        Runnable probeBody = !sleep ? () -> { } : () -> {
+            long before = System.nanoTime();
+            try {
+                Thread.sleep(PROBE_SLEEP_MILLIS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            sleepLate[0] = System.nanoTime() - before - PROBE_SLEEP_MILLIS * 1_000_000;
+        };
         Thread.ofVirtual().start(probeBody).join(); // warm-up: the first virtual thread pays class loading
         CountDownLatch entered = new CountDownLatch(procs);
         Thread[] blockers = new Thread[procs];
@@ -83,6 +98,9 @@ public final class PinnedProbe {
             Files.delete(fifo);
         }
         System.out.println("probeMicros=" + probeMicros);
+        if (sleep) {
+            System.out.println("sleepLateMicros=" + sleepLate[0] / 1_000);
+        }
         System.out.println("blockedMillis=" + blockedMillis);
     }
 

@@ -55,6 +55,16 @@ class SysmonAcceptanceIT {
     }
 
     @Test
+    void aSleepingThreadsTimerFiresWhileEveryCarrierIsPinnedInAClassInitialiser() throws Exception {
+        // Its timer sits in the heap of a P whose carrier is pinned: sysmon hands that P off.
+        ProbeJvm.Run run = ProbeJvm.gmp(List.of(), PinnedProbe.class, "clinit-sleep");
+        assertTrue(run.longValue("blockedMillis") >= 400, "the carriers really were blocked\n" + run);
+        assertTrue(run.longValue("sleepLateMicros") >= 0, "not early\n" + run);
+        assertTrue(run.longValue("probeMicros") < 100_000,
+                "a 20 ms sleep done within 100 ms, beside pinned carriers\n" + run);
+    }
+
+    @Test
     void aThousandPinnedThreadsStayWithinMaxPoolSizeAndSpareCarriersRetire() throws Exception {
         ProbeJvm.Run run = ProbeJvm.gmp(List.of("-Djdk.virtualThreadScheduler.parallelism=2",
                 "-Djdk.virtualThreadScheduler.maxPoolSize=32", "-Dgmp.keepalive=500ms"), ManyPinnedProbe.class);

@@ -76,8 +76,9 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      * blocked or parked; a parked carrier sleeps until the earliest timer. A task the timer
      * starts there with {@link #submit} and {@link Placement#RUNNEXT} runs next on that P. The
      * task must be short and must not block: it runs on the carrier itself, between tasks.
-     * Cancelling costs one CAS; the cancelled timer leaves the heap lazily. What the task throws
-     * goes to the uncaught-exception handler. The Loom bridge's agent sends virtual threads'
+     * Cancelling costs a CAS or two; the cancelled timer leaves the heap lazily. As with
+     * {@code FutureTask.cancel(false)}, a cancel that comes while the task runs returns true
+     * without stopping it. What the task throws goes to the uncaught-exception handler. The Loom bridge's agent sends virtual threads'
      * timeouts ({@code sleep}, timed park and wait) here.
      *
      * @throws NullPointerException if {@code task} is null

@@ -3,6 +3,7 @@ package io.loomgmp.dispatcher;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -12,13 +13,15 @@ import java.nio.file.Path;
  * only, through {@code /proc}; elsewhere {@link #currentThreadId()} returns -1 and sysmon does
  * not detect native blocking (it still detects parked and monitor-blocked carriers).
  *
- * <p>Blocked in native code means asleep in the kernel (state S or D in
- * {@code /proc/self/task/<tid>/stat}) in a named kernel wait other than a futex ({@code wchan}). A thread
- * the JVM calls RUNNABLE also sleeps in a futex when it waits inside the JVM: for a safepoint,
- * for a collection it triggered, on one of the JVM's own locks whose holder the OS has
- * descheduled. On a loaded machine such waits last milliseconds, and counting them made sysmon
- * hand off the Ps of computing carriers, growing carriers exactly when CPU was short. The price:
- * native code that waits on a pthread mutex or condition is not seen as blocked either.
+ * <p>{@link #look()} tells three cases apart: running (or waiting for a CPU, state R); asleep in
+ * the kernel (state S or D in {@code /proc/self/task/<tid>/stat}) in a named kernel wait other
+ * than a futex ({@code wchan}): blocked in native code, on I/O, a pipe, a FIFO; and asleep in a
+ * futex. A thread the JVM calls RUNNABLE sleeps in a futex when it waits inside the JVM: for
+ * another thread's class initialiser, but also for a safepoint, for a collection it triggered, on
+ * one of the JVM's own locks whose holder the OS has descheduled. On a loaded machine those last
+ * milliseconds, and treating them as blocking made sysmon hand off the Ps of computing carriers,
+ * growing carriers exactly when CPU was short; so sysmon waits much longer before it believes a
+ * futex wait ({@code Sysmon}).
  *
  * <p>An instance watches one thread through its {@code stat} and {@code wchan} files, kept open:
  * reading them again from offset 0 makes the kernel regenerate them, so a look costs one or two
@@ -26,7 +29,7 @@ import java.nio.file.Path;
  * Used by sysmon's thread only; not thread-safe.
  */
 final class NativeThreadState implements AutoCloseable {
-    private static final byte[] FUTEX = "futex".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] FUTEX_WAIT = "futex".getBytes(StandardCharsets.US_ASCII);
 
     private final long tid;
     private final FileChannel stat;
@@ -69,11 +72,15 @@ final class NativeThreadState implements AutoCloseable {
         return tid;
     }
 
-    /**
-     * Whether the thread is blocked in native code: asleep in the kernel (state S or D), not in a
-     * futex wait. False when it runs or waits for a CPU (R), and when it cannot be read (it ended).
-     */
-    boolean isBlockedInNative() {
+    /** {@link #look()}: running, waiting for a CPU, or unreadable (the thread ended). */
+    static final int RUNNING = 0;
+    /** {@link #look()}: asleep in the kernel outside a futex: blocked in native code. */
+    static final int BLOCKED = 1;
+    /** {@link #look()}: asleep in a futex: on a lock, in the JVM or in native code. */
+    static final int FUTEX = 2;
+
+    /** What the thread is doing now: {@link #RUNNING}, {@link #BLOCKED} or {@link #FUTEX}. */
+    int look() {
         try {
             buffer.clear();
             int n = stat.read(buffer, 0);
@@ -85,19 +92,21 @@ final class NativeThreadState implements AutoCloseable {
                 }
             }
             if (close < 0 || close + 2 >= n) {
-                return false;
+                return RUNNING;
             }
             byte state = buffer.get(close + 2);
             if (state != 'S' && state != 'D') {
-                return false;
+                return RUNNING;
             }
             buffer.clear();
             n = wchan.read(buffer, 0);
             // "0": no longer waiting by the time wchan was read (it woke between the two reads).
-            boolean stillWaiting = n > 0 && !(n == 1 && buffer.get(0) == '0');
-            return stillWaiting && !startsWith(buffer, n, FUTEX);
+            if (n <= 0 || n == 1 && buffer.get(0) == '0') {
+                return RUNNING;
+            }
+            return startsWith(buffer, n, FUTEX_WAIT) ? FUTEX : BLOCKED;
         } catch (IOException | RuntimeException e) {
-            return false;
+            return RUNNING;
         }
     }
 

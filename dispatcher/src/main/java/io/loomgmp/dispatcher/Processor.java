@@ -22,9 +22,11 @@ final class Processor {
 
     /**
      * When this P last took a task from the global ready lane ({@code System.nanoTime()}), for the
-     * time bound on how long local work may keep it waiting. Holder only, plain.
+     * time bound on how long local work may keep it waiting, and for sysmon, which asks a long
+     * task to give way only when no P has served the ready lane for a while. Written by the holder
+     * with setOpaque; read by sysmon with getOpaque (a long: opaque access is atomic).
      */
-    long readyTakenAt;
+    private long readyTakenAt;
 
     /** The schedtick of the run that step 2 last gave a ready task, so that local work runs between two. Holder only. */
     long readyTakenTick = -2;
@@ -99,6 +101,16 @@ final class Processor {
         return (long) COUNTS.getOpaque(counts, counter.ordinal());
     }
 
+    /** Holder only: this P took a task from the global ready lane at {@code now}. */
+    void readyTaken(long now) {
+        READY_TAKEN_AT.setOpaque(this, now);
+    }
+
+    /** Any thread: when this P last took a task from the global ready lane. */
+    long readyTakenAt() {
+        return (long) READY_TAKEN_AT.getOpaque(this);
+    }
+
     /** Holder only: a new time slice starts. */
     void tick() {
         SCHEDTICK.setOpaque(this, schedtick + 1);
@@ -110,11 +122,13 @@ final class Processor {
     }
 
     private static final VarHandle SCHEDTICK;
+    private static final VarHandle READY_TAKEN_AT;
     private static final VarHandle HOLDER;
 
     static {
         try {
             SCHEDTICK = MethodHandles.lookup().findVarHandle(Processor.class, "schedtick", long.class);
+            READY_TAKEN_AT = MethodHandles.lookup().findVarHandle(Processor.class, "readyTakenAt", long.class);
             HOLDER = MethodHandles.lookup().findVarHandle(Processor.class, "holder", Lease.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);

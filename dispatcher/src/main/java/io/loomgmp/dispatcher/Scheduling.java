@@ -704,10 +704,10 @@ final class Scheduling {
         }
         if (global.readySize() > 0 && (fairnessTick || tick - p.readyTakenTick >= 2)) {
             long now = System.nanoTime();
-            if (fairnessTick || now - p.readyTakenAt >= GLOBAL_CHECK_NANOS) {
+            if (fairnessTick || now - p.readyTakenAt() >= GLOBAL_CHECK_NANOS) {
                 Runnable task = global.pollReady();
                 if (task != null) {
-                    p.readyTakenAt = now;
+                    p.readyTaken(now);
                     p.readyTakenTick = tick + 1; // the tick this task's run starts
                     return task;
                 }
@@ -814,7 +814,7 @@ final class Scheduling {
             Runnable[] overflow = p.runQueue.pushOrOverflow(task);
             assert overflow == null;
         }
-        p.readyTakenAt = System.nanoTime();
+        p.readyTaken(System.nanoTime());
         p.count(Counter.GLOBAL_GRABS, n);
         return first;
     }

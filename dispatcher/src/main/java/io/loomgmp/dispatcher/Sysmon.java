@@ -24,9 +24,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
  *       BLOCKED, WAITING or TIMED_WAITING (parked, pinned virtual thread, monitor) other than
- *       waiting to acquire a lock ({@link #isQueuedForALock}); or RUNNABLE for the JVM but blocked
- *       in native code (asleep in the kernel outside a futex wait, {@link NativeThreadState}) for
- *       {@link #NATIVE_HANDOFF_AFTER_NANOS}, looked at no more often than every
+ *       waiting to acquire a lock ({@link #isQueuedForALock}); or RUNNABLE for the JVM but asleep
+ *       in the kernel ({@link NativeThreadState}) for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
+ *       I/O, a pipe, a FIFO) or {@link #FUTEX_HANDOFF_AFTER_NANOS} (in a futex: waiting for a
+ *       class initialiser, or for the JVM itself), looked at no more often than every
  *       {@link #NATIVE_CHECK_NANOS}.</li>
  *   <li><b>wakes a carrier</b> for work queued behind a long task: a P running the same task as
  *       at the last look with tasks in its queue while another P is idle and nobody spins. A
@@ -75,6 +76,13 @@ final class Sysmon implements Runnable {
      */
     static final long NATIVE_HANDOFF_AFTER_NANOS = 1_000_000;
     /**
+     * The same for a carrier asleep in a futex, which is how a thread waits for another's class
+     * initialiser, but also for a safepoint or a collection, or on a JVM lock whose holder is
+     * descheduled: those last milliseconds on a loaded machine, so a futex wait counts as
+     * blocking only once it has lasted this long.
+     */
+    static final long FUTEX_HANDOFF_AFTER_NANOS = 10_000_000;
+    /**
      * How long a task may run before it gives way to work that waits for its P (a due timer, work
      * from outside with no idle P): about Linux CFS's minimum granularity. Shorter would preempt
      * tasks that are about to end anyway; the time slice is the bound when nothing waits.
@@ -112,6 +120,8 @@ final class Sysmon implements Runnable {
         long nativeCheckedAt;
         /** When {@code /proc} first showed this task's carrier asleep, at looks since in a row; 0 if not. */
         long nativeAsleepSince;
+        /** Whether every look since {@link #nativeAsleepSince} found the carrier in a futex wait. */
+        boolean futexOnly;
         /** The tasks-run count of the task last asked to give way, so that it is asked once. */
         long gaveWayRuns = -1;
         /** The {@code /proc} view of the carrier last checked for native blocking, kept open. */
@@ -201,6 +211,13 @@ final class Sysmon implements Runnable {
 
     /** Sysmon's loop, until the scheduler terminates. */
     private void watch() {
+        // Load the /proc readers' classes now, on sysmon's own thread, rather than in the middle
+        // of the first hand-off decision (which otherwise took milliseconds).
+        NativeThreadState self = NativeThreadState.of(NativeThreadState.currentThreadId());
+        if (self != null) {
+            self.look();
+            self.close();
+        }
         long delay = MIN_DELAY_NANOS;
         int idleRounds = 0;
         long idleSince = 0; // when every P was first seen idle, or 0 while some P is busy
@@ -254,6 +271,16 @@ final class Sysmon implements Runnable {
         }
     }
 
+    /** Whether some P took a task from the global ready lane after {@code since}. */
+    private boolean readyServedSince(long since) {
+        for (Processor p : scheduling.allp) {
+            if (p.readyTakenAt() - since > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Every P has been idle for a while: park until one is taken ({@link #wake}). */
     private void deepSleep() {
         // Publish the deep sleep, then look again: a P taken after our first look either sees
@@ -273,8 +300,12 @@ final class Sysmon implements Runnable {
     /** One round over the Ps; true if it requested a preemption or handed a P off. */
     private boolean retake(long now) {
         boolean acted = false;
-        // Outside work waits and no P is free to take it: the first long task gives way.
-        boolean readyWaits = scheduling.global.readySize() > 0 && scheduling.idle.idleProcs() == 0;
+        // Outside work waits, no P is free to take it, and none has taken any for a while (they
+        // all run long tasks): the first long task gives way. While some P keeps taking ready
+        // work (a parent whose ring overflows its children there, a server under steady load),
+        // the ready lane moves and nobody needs to give way.
+        boolean readyWaits = scheduling.global.readySize() > 0 && scheduling.idle.idleProcs() == 0
+                && !readyServedSince(now - GIVE_WAY_AFTER_NANOS);
         for (int i = 0; i < watches.length; i++) {
             Processor p = scheduling.allp[i];
             Watch watch = watches[i];
@@ -365,7 +396,8 @@ final class Sysmon implements Runnable {
             if (watch.blockedLooks == 0) {
                 continue;
             }
-            long blockedFor = watch.nativeAsleepSince != 0 ? NATIVE_HANDOFF_AFTER_NANOS : HANDOFF_AFTER_NANOS;
+            long blockedFor = watch.nativeAsleepSince == 0 ? HANDOFF_AFTER_NANOS
+                    : watch.futexOnly ? FUTEX_HANDOFF_AFTER_NANOS : NATIVE_HANDOFF_AFTER_NANOS;
             long blockedSince = watch.nativeAsleepSince != 0 ? watch.nativeAsleepSince : watch.runsSince;
             if (watch.blockedLooks < 2 || now - blockedSince < blockedFor) {
                 // Blocked at this look, with work waiting: look again soon rather than at the
@@ -453,13 +485,16 @@ final class Sysmon implements Runnable {
                 }
                 watch.nativeCheckedAt = now;
                 NativeThreadState state = watch.nativeStateOf(m.osThreadId);
-                if (state == null || !state.isBlockedInNative()) {
+                int look = state == null ? NativeThreadState.RUNNING : state.look();
+                if (look == NativeThreadState.RUNNING) {
                     watch.nativeAsleepSince = 0;
                     return 0;
                 }
                 if (watch.nativeAsleepSince == 0) {
                     watch.nativeAsleepSince = now;
+                    watch.futexOnly = true;
                 }
+                watch.futexOnly &= look == NativeThreadState.FUTEX;
                 return watch.blockedLooks + 1;
             }
             default -> {
