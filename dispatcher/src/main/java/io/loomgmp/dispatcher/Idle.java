@@ -32,7 +32,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the idle P.</li>
  * </ul>
  * A task pushed to a local queue is in any case run by that queue's own P, which is busy (it is
- * running the submitter), so it can be late but never lost.
+ * running the submitter), so it can be late but never lost. The second pair is the jcstress test
+ * {@code GlobalPutVsIdleRecheck}; the timers' pair below is {@code TimerAddVsSleeperPublish}.
  *
  * <h2>Sleeping for timers</h2>
  * At most one parked carrier is the <em>timer sleeper</em> (Go's M blocked in netpoll until

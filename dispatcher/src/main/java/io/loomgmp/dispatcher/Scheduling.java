@@ -343,7 +343,6 @@ final class Scheduling {
         return delay;
     }
 
-
     /** The carrier the caller runs on, if it is ours (as the carrier locator sees it). */
     private Carrier currentCarrier() {
         Thread carrier = carrierLocator.currentCarrier();
@@ -585,9 +584,9 @@ final class Scheduling {
                     return task;
                 }
             }
-            // 2. Global work that has waited long enough, ahead of the local ring: a ready task
-            // when none was taken for GLOBAL_CHECK_NANOS, and on the fairness tick a ready or
-            // else a yielded one. (With the ring empty, steps 4 and 5 take them anyway.)
+            // 2. Global work that has waited long enough, ahead of the local ring: on the fairness
+            // tick a yielded task or else a ready one, and a ready task when none was taken for
+            // GLOBAL_CHECK_NANOS. (With the ring empty, steps 4 and 5 take them anyway.)
             task = p.runQueue.isEmpty() ? null : pollGlobalWhenDue(p);
             if (task != null) {
                 p.count(Counter.FAIRNESS_TICK_GRABS);

@@ -20,11 +20,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code System.nanoTime()} only if it is not.
  *
  * <h2>Cancelled timers</h2>
- * A cancel ({@link Timer}) leaves the timer in the heap and adds one to the heap's count of cancelled ones. The
- * lock holder drops cancelled timers it finds at the top, and compacts the whole heap when more
- * than a quarter of it is cancelled, checked at every add and every look for due timers: the heap
- * never holds more than about 4/3 of its live timers plus what was cancelled since the last look,
- * so memory returns to its baseline however many timeouts are cancelled.
+ * A cancel ({@link Timer}) leaves the timer in the heap and adds one to the heap's count of
+ * cancelled ones. The lock holder drops cancelled timers it finds at the top, and compacts the
+ * whole heap when more than a quarter of it is cancelled, checked at every add and every look for
+ * due timers: the heap never holds more than about 4/3 of its live timers plus what was cancelled
+ * since the last look, so memory returns to its baseline however many timeouts are cancelled.
  *
  * <h2>Layout</h2>
  * The deadlines sit in a {@code long[]} beside the timers, and each node has four children, as in
@@ -33,7 +33,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Failure</h2>
  * Nothing here runs foreign code under the lock; an {@code OutOfMemoryError} growing the array
- * leaves the heap as it was, and the caller's add fails.
+ * leaves the heap as it was, and the caller's add fails: for a virtual thread's timeout, the
+ * error leaves its unmount and reaches the scheduler's handler, and the thread is not woken by
+ * that timeout, as when the JDK's own timer queue fails to grow.
  */
 final class TimerHeap {
     private static final VarHandle CANCELLED;
