@@ -1,14 +1,28 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.jfr.CarrierSpinEvent;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * An M: a daemon platform thread that runs tasks while it holds a P. There can be more carriers
- * than Ps (up to {@code maxCarriers}); a carrier without a P parks on the idle list until a waker
- * hands it one through {@link #nextP}.
+ * An M: a platform thread, made by the scheduler's carrier {@code ThreadFactory}, that runs tasks
+ * while it holds a P. There can be more carriers than Ps (up to {@code maxCarriers}); a carrier
+ * without a P parks on the idle list until a waker hands it one through {@link #nextP}. Its life
+ * cycle (start, park, retire, regaining a P after a hand-off, dying) is {@link Carriers}'; what
+ * it does while it lives is {@link RunLoop}'s.
+ *
+ * <p>This object is the {@code Runnable} the factory's thread runs; {@link Carriers#of} finds it
+ * from its thread.
  */
-final class Carrier extends Thread {
+final class Carrier implements Runnable {
     final Scheduling scheduling;
+    /** For messages and lease names; the thread's own name is the factory's choice. */
+    final String name;
+
+    /**
+     * The thread the factory made for this carrier. Written once before that thread starts
+     * ({@code Thread.start} publishes it to the thread itself); other threads read it only after
+     * reading a P's holder or the idle list, which the carrier or a waker wrote after it.
+     */
+    Thread thread;
 
     /**
      * The P this carrier holds or last held, or {@code null}. Written only by this carrier (under
@@ -19,7 +33,7 @@ final class Carrier extends Thread {
      */
     Processor p;
 
-    /** Whether this carrier is searching for work (counted in {@code Idle.spinning}). Owner only,
+    /** Whether this carrier is searching for work (counted by {@link Idle}). Owner only,
      * except that a waker sets it before handing over {@link #nextP}, which publishes it. */
     boolean spinning;
 
@@ -28,24 +42,18 @@ final class Carrier extends Thread {
     final Lease inTask = new Lease(this, "in-task");
     final Lease busy = new Lease(this, "busy");
 
+    /**
+     * The task this carrier took from a queue and has not finished running, or {@code null}.
+     * Owner only (read on the same OS thread). If the carrier fails before running it,
+     * {@link Carriers} puts it back on the global queue: a task is never lost.
+     */
+    Runnable inHand;
+
     /** The task this carrier is running, or {@code null}. Owner only (read on the same OS thread). */
     Runnable running;
 
-    /** Where the task about to run came from, for the {@code loomgmp.Run} event. Owner only. */
-    String runSource;
-
-    /** How the running task ended, when known ({@code RunEvent.END_*}), else null. Owner only. */
-    String runEnd;
-
-    /** The open {@code loomgmp.CarrierSpin} event while this carrier spins during a recording. Owner only. */
-    CarrierSpinEvent spinEvent;
-
-    /**
-     * A task ran on this carrier since its last own JFR event, so a virtual thread may have used
-     * the event writer it shares with this carrier; see {@link FlightRecording#beforeCarrierEvent}.
-     * Owner only.
-     */
-    boolean eventWriterShared;
+    /** This carrier's open JFR events and what its next {@code loomgmp.Run} event says. Owner only. */
+    final Events.OfCarrier events = new Events.OfCarrier();
 
     /**
      * The running task's virtual thread is yielding at a preemption poll, so its re-submission
@@ -66,6 +74,15 @@ final class Carrier extends Thread {
     /** Set (under the scheduler lock) when this carrier left the idle list to end after its keep-alive. */
     boolean retired;
 
+    /** Set under the scheduler lock while this carrier is on the idle list. */
+    boolean parked;
+
+    /**
+     * Sysmon handed this carrier's P to another carrier while its task was blocked, and the task
+     * has not returned yet. Set and cleared under the scheduler lock.
+     */
+    boolean detachedFromP;
+
     /**
      * The OS thread id, or -1 where it cannot be known; for sysmon's native-blocking check.
      * Written once by this carrier before it first takes a P; sysmon reads it only after reading
@@ -77,14 +94,28 @@ final class Carrier extends Thread {
     volatile Processor nextP;
 
     Carrier(Scheduling scheduling, String name) {
-        super(null, null, name, 0, false);
         this.scheduling = scheduling;
-        setDaemon(true);
+        this.name = name;
     }
 
+    /** The carrier thread's body. */
     @Override
     public void run() {
         osThreadId = NativeThreadState.currentThreadId();
-        scheduling.runCarrier(this);
+        scheduling.carriers.live(this);
+    }
+
+    void unpark() {
+        LockSupport.unpark(thread);
+    }
+
+    /** The id of the carrier's thread, for events. */
+    long threadId() {
+        return thread.threadId();
+    }
+
+    @Override
+    public String toString() {
+        return name;
     }
 }

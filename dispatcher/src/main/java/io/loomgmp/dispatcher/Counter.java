@@ -12,7 +12,7 @@ enum Counter {
     GLOBAL_GRABS,
     /**
      * Tasks taken from the global queue before the local ring: on the fairness tick, or because
-     * ready work had waited {@code Scheduling.GLOBAL_CHECK_NANOS}.
+     * ready work had waited {@code RunLoop.GLOBAL_CHECK_NANOS}.
      */
     FAIRNESS_TICK_GRABS,
     /** Successful steals by this P. */

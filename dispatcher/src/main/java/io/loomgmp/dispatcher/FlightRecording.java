@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.jfr.CarrierResyncEvent;
 import io.loomgmp.jfr.SchedTraceEvent;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.FlightRecorderListener;
@@ -12,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * Whether a JFR recording is running, for the scheduler's event sites, and the periodic
- * {@code loomgmp.SchedTrace} event of every live scheduler.
+ * Whether a JFR recording is running, for the scheduler's event sites ({@link Events}), and the
+ * periodic {@code loomgmp.SchedTrace} event of every live scheduler.
  *
  * <p>Cost with no recording: each event site reads {@link #on}, a static volatile boolean that is
  * false (a plain load on x86, one predictable branch); only when it is true does a site create its
@@ -36,19 +35,9 @@ final class FlightRecording {
     private FlightRecording() {
     }
 
-    /**
-     * Carrier {@code m}, on its own thread, is about to commit one of its events. If a task ran on
-     * it since its last event, first commits a {@code loomgmp.CarrierResync}: the JDK discards the
-     * first event a custom scheduler's carrier commits after a virtual thread mounted on it
-     * committed one (the carrier's writer is stale), and that event, not the real one, takes the
-     * loss. See {@link CarrierResyncEvent}. Not needed on a virtual thread, whose events the JDK
-     * keeps, nor on sysmon or JFR's own threads, on which no virtual thread runs.
-     */
-    static void beforeCarrierEvent(Carrier m) {
-        if (m.eventWriterShared) {
-            m.eventWriterShared = false;
-            new CarrierResyncEvent().commit();
-        }
+    /** Whether JFR is in this runtime at all. */
+    static boolean available() {
+        return AVAILABLE;
     }
 
     /** A new scheduler reports in the periodic event until {@link #unregister}. */

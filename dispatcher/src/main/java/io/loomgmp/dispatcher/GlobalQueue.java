@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>ready</b>: tasks made runnable that have not run since — submitted from threads that
  *       are not carriers (a platform thread, an I/O poller, a JDK timer thread), and the overflow
  *       of full local rings. The scheduling loop serves it at least every
- *       {@link Scheduling#GLOBAL_CHECK_NANOS}, before the local ring when that much time has
+ *       {@link RunLoop#GLOBAL_CHECK_NANOS}, before the local ring when that much time has
  *       passed, so outside work never waits behind a P's local work for more than that (plus the
  *       running task's time slice).</li>
  *   <li><b>yielded</b>: tasks that gave up their P after running — preempted at a poll (Go's

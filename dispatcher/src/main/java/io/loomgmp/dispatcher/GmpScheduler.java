@@ -1,8 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.jfr.PreemptEvent;
-import io.loomgmp.jfr.RunEvent;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Queue;
@@ -10,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.Function;
 
 /**
@@ -30,7 +28,8 @@ public final class GmpScheduler implements Executor, AutoCloseable {
 
     private GmpScheduler(Builder builder) {
         this.scheduling = new Scheduling(builder.name, builder.procs, builder.maxCarriers,
-                builder.timeSlice, builder.keepAlive, builder.uncaughtExceptionHandler, builder.carrierLocator);
+                builder.timeSlice, builder.keepAlive, builder.uncaughtExceptionHandler, builder.carrierLocator,
+                builder.threadFactory, builder.sysmon);
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -135,11 +134,12 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      */
     public static boolean takePreemptRequest(Thread carrier) {
         // m.p may have been handed to another carrier while m's task was blocked: only m's own P counts.
-        if (carrier instanceof Carrier m && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
-            m.runEnd = RunEvent.END_PREEMPTED; // on m's own OS thread: owner-only fields
-            m.yieldingAtPoll = true; // the yield that follows goes to the global yielded lane
-            if (FlightRecording.on) {
-                Scheduling.recordPreempt(m.p, m, PreemptEvent.ACTION_HONOURED, 0);
+        Carrier m = Carriers.of(carrier);
+        if (m != null && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
+            m.yieldingAtPoll = true; // on m's own OS thread: the yield that follows goes to the yielded lane
+            if (Events.on()) {
+                Events.yieldingAtPoll(m);
+                Events.preemptHonoured(m.p, m);
             }
             return true;
         }
@@ -153,7 +153,8 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      * task that would release it waits in its own carrier's queue.
      */
     public static boolean hasQueuedWork(Thread carrier) {
-        return carrier instanceof Carrier m && m.p != null && !m.p.runQueue.isEmpty();
+        Carrier m = Carriers.of(carrier);
+        return m != null && m.p != null && !m.p.runQueue.isEmpty();
     }
 
     /** Whether {@code thread} is one of this scheduler's carriers. */
@@ -187,15 +188,26 @@ public final class GmpScheduler implements Executor, AutoCloseable {
     }
 
     public boolean isClosed() {
-        return scheduling.isClosed();
+        return scheduling.shutdown.isClosed();
+    }
+
+    /**
+     * Whether the scheduler has terminated: closed, every task (and what they submitted) run,
+     * and every carrier told to end. After a {@link #close} from one of its own tasks, this
+     * becomes true once that task and the rest have returned.
+     */
+    public boolean isTerminated() {
+        return scheduling.shutdown.isTerminated();
     }
 
     /**
      * Stops accepting work from threads that are not its carriers, lets every queued task (and
      * whatever those tasks submit) finish, then stops the carriers and returns. Tasks blocked
-     * forever keep it waiting. Called from a task running on this scheduler it does not wait, as
-     * that would wait for itself. Idempotent; interruption while waiting is kept for the caller.
-     * Last, it unregisters the scheduler's MXBean, if {@link GmpSchedulerMXBeans} registered one.
+     * forever keep it waiting. Called from a task running on this scheduler (or a virtual thread
+     * on one of its carriers) it does not wait, as that would wait for itself: the scheduler then
+     * terminates by itself once that task and the rest have run ({@link #isTerminated}).
+     * Idempotent; interruption while waiting is kept for the caller. Last, it unregisters the
+     * scheduler's MXBean, if {@link GmpSchedulerMXBeans} registered one.
      */
     @Override
     public void close() {
@@ -235,6 +247,8 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private String name = "gmp";
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = Builder::printFailure;
         private CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
+        private ThreadFactory threadFactory; // null: daemon threads named <name>-M<n>
+        private boolean sysmon = true;
 
         private Builder() {
         }
@@ -290,9 +304,38 @@ public final class GmpScheduler implements Executor, AutoCloseable {
             return this;
         }
 
-        /** Receives what a task throws; the carrier goes on. Default: print to standard error. */
+        /**
+         * Receives what a task throws (the carrier goes on), and every {@link SchedulerFailure}:
+         * a failure inside the scheduler it recovered from. Called on the carrier (or sysmon);
+         * must not block. Default: print to standard error.
+         */
         public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
             this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /**
+         * Makes the carrier threads. Each call gets the carrier's {@code Runnable} and must return
+         * a new, unstarted platform thread that runs it; the scheduler starts it. A factory that
+         * throws or returns null (a container's thread limit, {@code unable to create native
+         * thread}) costs no task: the work waits for a carrier that runs, and the failure goes to
+         * the uncaught-exception handler as a {@link SchedulerFailure} (see there). Carriers made
+         * by a factory keep the factory's name, daemon status and priority; non-daemon carriers
+         * keep the JVM alive until {@link #close}. Default: daemon threads named
+         * {@code <name>-M<n>}.
+         */
+        public Builder threadFactory(ThreadFactory factory) {
+            this.threadFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        /**
+         * For tests only: without sysmon (no preemption, no hand-off, no thief wake-up), a lost
+         * wake-up shows as a task that never runs instead of one that sysmon rescues a few
+         * milliseconds later.
+         */
+        Builder withoutSysmon() {
+            this.sysmon = false;
             return this;
         }
 
@@ -314,7 +357,9 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         }
 
         private static void printFailure(Thread carrier, Throwable failure) {
-            System.err.print("Exception in a task on carrier \"" + carrier.getName() + "\" ");
+            System.err.print(failure instanceof SchedulerFailure
+                    ? "Scheduler failure, reported on \"" + carrier.getName() + "\": "
+                    : "Exception in a task on carrier \"" + carrier.getName() + "\" ");
             failure.printStackTrace();
         }
     }

@@ -5,44 +5,53 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Who is idle, who is searching, and who gets woken: the idle P list, the idle carrier list, the
- * count of spinning carriers, and {@link #wakeP} (Go's {@code pidleput}/{@code pidleget},
- * {@code mput}/{@code mget}, {@code sched.nmspinning} and {@code wakep}/{@code startm}).
+ * Who is idle, who is searching, and who gets woken (Tokio's {@code idle.rs}): the idle P list,
+ * the idle carrier list, the count of spinning carriers, and {@link #wakeP} (Go's
+ * {@code pidleput}/{@code pidleget}, {@code mput}/{@code mget}, {@code sched.nmspinning} and
+ * {@code wakep}/{@code startm}). Every transition into and out of spinning is made here:
+ * {@link #startSpinning}, {@link #foundWork}, {@link #spinnerFoundNothing}, {@link #becomeSpinner}
+ * and {@link #spinnerGone}; so is every decision to wake a carrier.
  *
  * <h2>The wake-up rule and why no wake-up is lost</h2>
  * New work wakes an idle carrier only when nobody is spinning and a P is idle: a spinning carrier
  * will find the work, and a busy P will run its own queue. The last spinner to find work calls
- * {@link #wakeP} for the rest. Two pairs of steps, each a store followed by a load, and all of
- * them volatile (sequentially consistent), make sure one side always sees the other:
+ * {@link #wakeP} for the rest ({@link #foundWork}). Two pairs of steps, each a store followed by a
+ * load, and all of them volatile (sequentially consistent), make sure one side always sees the
+ * other:
  * <ul>
  *   <li>A spinner that finds nothing gives up its P, then decrements {@link #spinning}, and only
  *       <em>then</em> re-checks the global queue, every local queue and the timers
- *       ({@code Scheduling.findRunnable}). A submitter queues its task, <em>then</em> reads
- *       {@link #spinning}. Either the re-check sees the task, or the submitter sees the decrement
- *       and wakes a carrier.</li>
+ *       ({@link #spinnerFoundNothing}). A submitter queues its task, <em>then</em> reads
+ *       {@link #spinning} ({@link #wakeP}). Either the re-check sees the task, or the submitter
+ *       sees the decrement and wakes a carrier (jcstress: {@code WakePVsSpinnerRelease}).</li>
  *   <li>Any carrier that gives up its P publishes it idle ({@link #putP}, a volatile write of the
  *       idle count), and only then checks the global queue and the timers before parking
- *       ({@code Scheduling.stopCarrier}). The global queue is lock-free, so its put does not
- *       order itself with the lock: a submitter puts, <em>then</em> reads {@link #idleProcs} in
+ *       ({@code Carriers.park}). The global queue is lock-free, so its put does not order
+ *       itself with the lock: a submitter puts, <em>then</em> reads {@link #idleProcs} in
  *       {@link #wakeP}. Either the carrier sees the task and takes a P back, or the submitter sees
- *       the idle P.</li>
+ *       the idle P (jcstress: {@code GlobalPutVsIdleRecheck}).</li>
  * </ul>
  * A task pushed to a local queue is in any case run by that queue's own P, which is busy (it is
- * running the submitter), so it can be late but never lost. The second pair is the jcstress test
- * {@code GlobalPutVsIdleRecheck}; the timers' pair below is {@code TimerAddVsSleeperPublish}.
+ * running the submitter), so it can be late but never lost. The timers' pair below is
+ * {@code TimerAddVsSleeperPublish}.
  *
  * <h2>Sleeping for timers</h2>
  * At most one parked carrier is the <em>timer sleeper</em> (Go's M blocked in netpoll until
  * {@code pollUntil}): it parks until the earliest timer of any P, then takes an idle P and runs
- * the due timers ({@code Scheduling.sleepUntilTimer}). The carrier that parks while timers exist
+ * the due timers ({@code Carriers.sleepUntilTimer}). The carrier that parks while timers exist
  * and nobody sleeps for them takes the role ({@link #offerTimerSleep}); a timer added earlier than
  * the sleeper's deadline unparks it, and one added while nobody sleeps wakes a carrier
  * ({@link #timerAdded}), which parks as the sleeper if it finds nothing to run. Both sides
  * publish first (the timer in its heap; the sleeper and its deadline) and look second.
+ *
+ * <h2>Failure</h2>
+ * {@link #wakeP} never throws: a carrier that cannot be started is reported by
+ * {@code Carriers.start}, which gives the P and the spinning count back; the work stays queued
+ * for a carrier that runs (sysmon wakes one again later). Everything else here only moves
+ * objects between lists under the lock.
  *
  * <p>The lists are guarded by the scheduler lock; the counts {@link #idleProcs} and
  * {@link #idleCarriers} are volatile copies for lock-free reads.
@@ -65,8 +74,8 @@ final class Idle {
     private volatile int idleProcs;
     private volatile int idleCarriers;
 
-    /** Carriers searching for work (Go's sched.nmspinning). */
-    final AtomicInteger spinning = new AtomicInteger();
+    /** Carriers searching for work (Go's sched.nmspinning). Changed only by the methods below. */
+    private final AtomicInteger spinning = new AtomicInteger();
     /** Carriers alive or being started; never above {@code maxCarriers}. Changed under the lock. */
     private volatile int carriers;
     /** Times a carrier parked on the idle list. */
@@ -90,10 +99,13 @@ final class Idle {
     /** Must hold the scheduler lock. {@code p}'s queue must be empty and nobody may hold it. */
     void putP(Processor p) {
         p.holder = null;
-        Preemption.take(p); // a request for a task that is gone
+        // After the holder's volatile write: a request sysmon made for the task that is gone is
+        // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
+        // (Preemption.request; jcstress: PreemptRequestVsIdle).
+        Preemption.take(p);
         idlePs.push(p);
         idleProcs = idlePs.size();
-        scheduling.signalIfQuiescent();
+        scheduling.shutdown.signalIfQuiescent();
     }
 
     /** Must hold the scheduler lock. Returns an idle P (now held by nobody), or {@code null}. */
@@ -148,17 +160,18 @@ final class Idle {
     Carrier handTo(Reservation reserved, Processor p, boolean spinning) {
         Carrier m = reserved.parked();
         if (m == null) {
-            return scheduling.startCarrier(p, spinning);
+            return scheduling.carriers.start(p, spinning); // null, all given back, if it failed
         }
         m.spinning = spinning; // published by the volatile write below
         m.nextP = p;
-        LockSupport.unpark(m);
+        m.unpark();
         return m;
     }
 
     /** Must hold the scheduler lock. An idle carrier leaves the idle list to end (keep-alive over). */
     boolean retire(Carrier m) {
         if (carriers > scheduling.procs && idleMs.remove(m)) {
+            m.parked = false;
             idleCarriers = idleMs.size();
             carriers = carriers - 1;
             return true;
@@ -168,6 +181,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. {@code m} is about to park and wait for {@code m.nextP}. */
     void putCarrier(Carrier m) {
+        m.parked = true;
         idleMs.push(m);
         idleCarriers = idleMs.size();
     }
@@ -176,6 +190,7 @@ final class Idle {
     private Carrier getCarrier() {
         Carrier m = idleMs.poll();
         if (m != null) {
+            m.parked = false;
             idleCarriers = idleMs.size();
         }
         return m;
@@ -183,6 +198,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. Takes {@code m} off the idle list (it woke up by itself). */
     void takeCarrier(Carrier m) {
+        m.parked = false;
         if (idleMs.remove(m)) {
             idleCarriers = idleMs.size();
         }
@@ -233,7 +249,7 @@ final class Idle {
         Carrier sleeper = timerSleeper;
         if (sleeper != null) {
             if (when - timerSleeperDeadline < 0) {
-                LockSupport.unpark(sleeper);
+                sleeper.unpark();
             }
         } else if (!adderWillPark) {
             wakeP();
@@ -262,10 +278,85 @@ final class Idle {
         return carriers;
     }
 
+    // ---------------------------------------------------------------- spinning
+
+    /** Any thread: carriers searching for work now. */
+    int spinning() {
+        return spinning.get();
+    }
+
+    /** Whether a carrier holding a P that found nothing local may search other Ps: the searchers are kept to half the busy Ps. */
+    boolean maySpin(Carrier m) {
+        return m.spinning || 2 * spinning.get() < scheduling.procs - idleProcs;
+    }
+
+    /** Carrier {@code m}, holding {@code p}, found nothing local and starts searching. */
+    void startSpinning(Carrier m, Processor p) {
+        m.spinning = true;
+        spinning.incrementAndGet();
+        p.count(Counter.SPINS);
+        if (Events.on()) {
+            Events.spinStarted(m);
+        }
+    }
+
+    /** Must hold the lock. Timer sleeper {@code m} took an idle P to run due timers: it searches. */
+    void becomeSpinner(Carrier m) {
+        m.spinning = true;
+        spinning.incrementAndGet();
+    }
+
+    /** Spinner {@code m} found work: it stops spinning, and the last one wakes another searcher. */
+    void foundWork(Carrier m) {
+        Events.spinEnded(m, true);
+        m.spinning = false;
+        if (spinning.decrementAndGet() == 0) {
+            wakeP();
+        }
+    }
+
+    /**
+     * Spinner {@code m} found nothing and has given up its P. Publishes "not spinning" FIRST (a
+     * volatile RMW), then re-checks every queue and the timers: a submitter that saw {@code m}
+     * still spinning did not wake anyone, so its task must be visible to this re-check. Reversing
+     * the two steps loses wake-ups. If there is work and a P is idle, takes that P and spins again
+     * (so that finding work wakes the next one) and returns the P; else {@code null}.
+     */
+    Processor spinnerFoundNothing(Carrier m) {
+        m.spinning = false;
+        spinning.decrementAndGet();
+        Events.spinEnded(m, false);
+        boolean work = !scheduling.global.isEmpty() || scheduling.anyTimerDue(System.nanoTime());
+        for (int i = 0; !work && i < scheduling.procs; i++) {
+            work = !scheduling.allp[i].runQueue.isEmpty();
+        }
+        if (!work) {
+            return null;
+        }
+        Processor p;
+        lock.lock();
+        try {
+            p = getP();
+            if (p == null) {
+                return null; // every P is busy: their holders will run it
+            }
+            Carriers.acquire(m, p);
+        } finally {
+            lock.unlock();
+        }
+        startSpinning(m, p);
+        return p;
+    }
+
+    /** A spinning carrier (or one reserved to spin) is gone without finding work: it failed to start, or failed. */
+    void spinnerGone() {
+        spinning.decrementAndGet();
+    }
+
     /**
      * Any thread, after queueing work. Starts a spinning carrier on an idle P if nobody is
      * spinning. Go's wakep: at most one spinner is woken per call; that spinner, once it finds
-     * work, wakes the next one (Scheduling.stopSpinning).
+     * work, wakes the next one ({@link #foundWork}). Never throws.
      */
     void wakeP() {
         // Fast path, two volatile reads: plain loads on x86.
@@ -293,6 +384,6 @@ final class Idle {
         } finally {
             lock.unlock();
         }
-        handTo(m, p, true);
+        handTo(m, p, true); // gives everything back itself if no carrier could be started
     }
 }

@@ -36,6 +36,6 @@ final class Lease {
 
     @Override
     public String toString() {
-        return carrier == null ? phase : carrier.getName() + ":" + phase;
+        return carrier == null ? phase : carrier.name + ":" + phase;
     }
 }

@@ -40,13 +40,28 @@ final class Preemption {
         return pending != 0;
     }
 
-    /** Sysmon: asks {@code p}'s running task to give the P up. Returns false if already asked. */
-    static boolean request(Processor p) {
-        if (REQUESTED.compareAndSet(p, false, true)) {
-            PENDING.getAndAdd(1);
-            return true;
+    /**
+     * Sysmon: asks the task running on {@code p}, which sysmon saw held as {@code seen}, to give
+     * the P up. Returns false if already asked, or if the P left that carrier meanwhile.
+     *
+     * <p>A request must not outlive its P's holder: a request left on an idle P would keep every
+     * poll in the JVM on its slow path until the P is used again. The carrier that gives the P up
+     * writes the holder (volatile) and then takes any request ({@code Idle.putP}); sysmon sets
+     * the request (a volatile CAS) and then reads the holder. Sequential consistency makes at
+     * least one of them see the other, so the request is taken by one or the other (jcstress:
+     * {@code PreemptRequestVsIdle}).
+     */
+    static boolean request(Processor p, Lease seen) {
+        if (!REQUESTED.compareAndSet(p, false, true)) {
+            return false;
         }
-        return false;
+        PENDING.getAndAdd(1);
+        Lease now = p.holder;
+        if (now == null || now.carrier != seen.carrier) {
+            take(p); // the P went idle or to another carrier: withdraw (unless its owner took it)
+            return false;
+        }
+        return true;
     }
 
     /** Any thread: takes {@code p}'s open request, if any; true if this call took it. */

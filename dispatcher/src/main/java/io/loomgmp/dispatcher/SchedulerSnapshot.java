@@ -32,6 +32,12 @@ import java.util.stream.Collectors;
  * @param handoffs          times sysmon took a P from a carrier blocked in a task and handed it
  *                          to another carrier
  * @param timersFired       timers run (a virtual thread's sleep or timeout that expired)
+ * @param failures          failures inside the scheduler itself (not in tasks) that it recovered
+ *                          from: carriers that could not be started or that failed, sysmon
+ *                          rounds that failed, events that could not be recorded (see
+ *                          {@link SchedulerFailure})
+ * @param terminated        whether the scheduler has terminated: closed, every task run, every
+ *                          carrier told to end
  */
 public record SchedulerSnapshot(
         String name,
@@ -56,7 +62,9 @@ public record SchedulerSnapshot(
         long spins,
         long preemptRequests,
         long handoffs,
-        long timersFired) {
+        long timersFired,
+        long failures,
+        boolean terminated) {
 
     public SchedulerSnapshot {
         processors = List.copyOf(processors);
@@ -72,13 +80,19 @@ public record SchedulerSnapshot(
      * @param schedtick        schedules that started a new time slice
      * @param tasksRun         tasks run on it
      * @param pendingTimers    timers waiting in its heap, cancelled ones not counted
+     * @param preemptRequested whether sysmon's request that its running task give it up is open
      */
     public record ProcessorSnapshot(int id, boolean idle, int localQueueLength, boolean runnextOccupied,
-                                    long schedtick, long tasksRun, int pendingTimers) {
+                                    long schedtick, long tasksRun, int pendingTimers, boolean preemptRequested) {
         /** Queued tasks including runnext, as Go's schedtrace counts them. */
         public int runnable() {
             return localQueueLength + (runnextOccupied ? 1 : 0);
         }
+    }
+
+    /** Ps with an open preemption request: 0 once every P is idle. */
+    public int pendingPreemptRequests() {
+        return (int) processors.stream().filter(ProcessorSnapshot::preemptRequested).count();
     }
 
     /** Timers waiting to fire, over all Ps (sleeping virtual threads, pending timeouts). */
@@ -114,7 +128,8 @@ public record SchedulerSnapshot(
                     .append(" runnext=").append(p.runnextOccupied() ? 1 : 0)
                     .append(" schedtick=").append(p.schedtick())
                     .append(" tasksRun=").append(p.tasksRun())
-                    .append(" timers=").append(p.pendingTimers()).append('\n');
+                    .append(" timers=").append(p.pendingTimers())
+                    .append(p.preemptRequested() ? " preemptRequested" : "").append('\n');
         }
         out.append("  counters: tasksRun=").append(tasksRun).append(" runnextHits=").append(runnextHits)
                 .append(" localPops=").append(localPops).append(" globalGrabs=").append(globalGrabs)
@@ -122,7 +137,8 @@ public record SchedulerSnapshot(
                 .append(" stolenTasks=").append(stolenTasks).append(" overflows=").append(overflows)
                 .append(" parks=").append(parks).append(" spins=").append(spins)
                 .append(" preemptRequests=").append(preemptRequests).append(" handoffs=").append(handoffs)
-                .append(" timersFired=").append(timersFired);
+                .append(" timersFired=").append(timersFired).append(" failures=").append(failures)
+                .append(terminated ? " terminated" : "");
         return out.toString();
     }
 }

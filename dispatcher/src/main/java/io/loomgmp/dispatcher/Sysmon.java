@@ -1,8 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.jfr.HandoffEvent;
-import io.loomgmp.jfr.PreemptEvent;
-
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
@@ -47,6 +44,19 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>All per-P observations ({@link Watch}) belong to the sysmon thread; it reads the Ps'
  * counters and holders with opaque/volatile reads and changes them only by CAS.
+ *
+ * <h2>Failure</h2>
+ * A round that throws (an {@code OutOfMemoryError}, a bug) is reported as a
+ * {@link SchedulerFailure.Site#SYSMON} failure, and sysmon goes on after a long sleep: losing
+ * sysmon would silently end preemption, hand-offs and thief wake-ups for the rest of the JVM's
+ * life. A carrier that cannot be started for a hand-off is reported by {@code Carriers.start};
+ * the P's work then waits on the global queue, and each round wakes a carrier for global work
+ * that no carrier is searching for, so the scheduler picks up again once threads can be had.
+ *
+ * <h2>Off</h2>
+ * A scheduler built without sysmon (a package-private test option) never starts the thread: no
+ * preemption, no hand-off, no thief wake-up, so that tests of the wake-up protocols fail when a
+ * wake-up is lost instead of being rescued within milliseconds.
  */
 final class Sysmon implements Runnable {
     static final long MIN_DELAY_NANOS = 20_000;
@@ -94,6 +104,12 @@ final class Sysmon implements Runnable {
     private final Watch[] watches;
     private final Thread thread;
     private volatile boolean sleepingDeeply;
+    /** The cadence: the sleep between two rounds. Sysmon's thread only, as are the next two. */
+    private long delay = MIN_DELAY_NANOS;
+    /** Rounds in a row that did nothing. */
+    private int idleRounds;
+    /** When every P was first seen idle, or 0 while some P is busy. */
+    private long idleSince;
     /** When a task that work waits behind will have run GIVE_WAY_AFTER_NANOS, or 0. Sysmon's thread only. */
     private long lookAgainAt;
     /** When a nudge last cut a sleep short. Sysmon's thread only. */
@@ -103,8 +119,7 @@ final class Sysmon implements Runnable {
     private volatile boolean sleepingLong;
 
     final LongAdder preemptRequests = new LongAdder();
-    /** Ps taken from blocked carriers; counted by {@code Scheduling.handOff}, before the new carrier can run anything. */
-    final LongAdder handoffs = new LongAdder();
+    private final boolean enabled;
 
     /** What sysmon saw of one P at its last look. */
     private static final class Watch {
@@ -146,8 +161,9 @@ final class Sysmon implements Runnable {
         }
     }
 
-    Sysmon(Scheduling scheduling) {
+    Sysmon(Scheduling scheduling, boolean enabled) {
         this.scheduling = scheduling;
+        this.enabled = enabled;
         this.timeSliceNanos = scheduling.timeSlice.toNanos();
         this.watches = new Watch[scheduling.procs];
         for (int i = 0; i < watches.length; i++) {
@@ -157,13 +173,20 @@ final class Sysmon implements Runnable {
         thread.setDaemon(true);
     }
 
+    /** Starts the thread, unless sysmon is off. */
     void start() {
-        thread.start();
+        if (enabled) {
+            thread.start();
+        }
     }
 
-    /** After the scheduler terminated: wakes the thread so it ends; returns it, to be joined. */
-    Thread stop() {
+    /** After the scheduler terminated: wakes the thread so it ends. */
+    void stop() {
         LockSupport.unpark(thread);
+    }
+
+    /** The thread, to be joined after {@link #stop} (never started if sysmon is off: a join returns at once). */
+    Thread thread() {
         return thread;
     }
 
@@ -218,56 +241,65 @@ final class Sysmon implements Runnable {
             self.look();
             self.close();
         }
-        long delay = MIN_DELAY_NANOS;
-        int idleRounds = 0;
-        long idleSince = 0; // when every P was first seen idle, or 0 while some P is busy
-        while (!scheduling.isTerminated()) {
-            long now = System.nanoTime();
-            long sleep;
-            if (allIdle()) {
-                if (idleSince == 0) {
-                    idleSince = now;
-                }
-                if (now - idleSince >= DEEP_SLEEP_AFTER_NANOS) {
-                    deepSleep();
-                    idleSince = 0;
-                    continue;
-                }
-                sleep = MAX_DELAY_NANOS; // nothing runs, so nothing to look at
-            } else {
+        while (!scheduling.shutdown.isTerminated()) {
+            try {
+                round();
+            } catch (Throwable failure) {
+                scheduling.failures.report(SchedulerFailure.Site.SYSMON, failure,
+                        "sysmon goes on after " + MAX_DELAY_NANOS / 1_000_000 + " ms");
+                LockSupport.parkNanos(this, MAX_DELAY_NANOS);
+                delay = MAX_DELAY_NANOS;
+            }
+        }
+    }
+
+    /** One round: sleep as long as the cadence says, then look at every P. */
+    private void round() {
+        long now = System.nanoTime();
+        long sleep;
+        if (allIdle()) {
+            if (idleSince == 0) {
+                idleSince = now;
+            }
+            if (now - idleSince >= DEEP_SLEEP_AFTER_NANOS) {
+                deepSleep();
                 idleSince = 0;
-                // Wake when the next timer comes due, or when a decision is pending, to look again then.
-                sleep = delay;
-                long untilTimer = scheduling.timerDelay(now);
-                if (untilTimer > 0 && untilTimer < sleep) {
-                    sleep = untilTimer;
-                }
-                if (lookAgainAt != 0 && lookAgainAt - now < sleep) {
-                    sleep = lookAgainAt - now;
-                }
-                sleep = Math.max(MIN_DELAY_NANOS, sleep);
+                return;
             }
-            lookAgainAt = 0;
-            wakeAt = now + sleep; // before the park: a timer added earlier than this unparks us
-            // A nudge may cut a long sleep short, at most once per LONG_SLEEP_NANOS: under a
-            // steady stream of outside work on busy Ps, one look per millisecond is enough.
-            boolean nudgeable = sleep >= LONG_SLEEP_NANOS && now - nudgedAt >= LONG_SLEEP_NANOS;
-            sleepingLong = nudgeable;
-            LockSupport.parkNanos(this, sleep);
-            wakeAt = Long.MAX_VALUE;
-            if (nudgeable && !sleepingLong) {
-                nudgedAt = System.nanoTime();
+            sleep = MAX_DELAY_NANOS; // nothing runs, so nothing to look at
+        } else {
+            idleSince = 0;
+            // Wake when the next timer comes due, or when a decision is pending, to look again then.
+            sleep = delay;
+            long untilTimer = scheduling.timerDelay(now);
+            if (untilTimer > 0 && untilTimer < sleep) {
+                sleep = untilTimer;
             }
-            sleepingLong = false;
-            if (allIdle()) {
-                continue;
+            if (lookAgainAt != 0 && lookAgainAt - now < sleep) {
+                sleep = lookAgainAt - now;
             }
-            if (retake(System.nanoTime())) {
-                idleRounds = 0;
-                delay = MIN_DELAY_NANOS;
-            } else if (++idleRounds > IDLE_ROUNDS_BEFORE_BACKOFF) {
-                delay = Math.min(delay * 2, MAX_DELAY_NANOS);
-            }
+            sleep = Math.max(MIN_DELAY_NANOS, sleep);
+        }
+        lookAgainAt = 0;
+        wakeAt = now + sleep; // before the park: a timer added earlier than this unparks us
+        // A nudge may cut a long sleep short, at most once per LONG_SLEEP_NANOS: under a
+        // steady stream of outside work on busy Ps, one look per millisecond is enough.
+        boolean nudgeable = sleep >= LONG_SLEEP_NANOS && now - nudgedAt >= LONG_SLEEP_NANOS;
+        sleepingLong = nudgeable;
+        LockSupport.parkNanos(this, sleep);
+        wakeAt = Long.MAX_VALUE;
+        if (nudgeable && !sleepingLong) {
+            nudgedAt = System.nanoTime();
+        }
+        sleepingLong = false;
+        if (allIdle()) {
+            return;
+        }
+        if (retake(System.nanoTime())) {
+            idleRounds = 0;
+            delay = MIN_DELAY_NANOS;
+        } else if (++idleRounds > IDLE_ROUNDS_BEFORE_BACKOFF) {
+            delay = Math.min(delay * 2, MAX_DELAY_NANOS);
         }
     }
 
@@ -286,7 +318,7 @@ final class Sysmon implements Runnable {
         // Publish the deep sleep, then look again: a P taken after our first look either sees
         // the flag (Idle.getP calls wake) or is seen by this second look.
         sleepingDeeply = true;
-        if (allIdle() && !scheduling.isTerminated()) {
+        if (allIdle() && !scheduling.shutdown.isTerminated()) {
             LockSupport.park(this);
         }
         sleepingDeeply = false;
@@ -300,6 +332,12 @@ final class Sysmon implements Runnable {
     /** One round over the Ps; true if it requested a preemption or handed a P off. */
     private boolean retake(long now) {
         boolean acted = false;
+        // Global work that nobody searches for while a P is idle: a carrier that could not be
+        // started left it there (Carriers.start). Try again; not counted as acting, so that a
+        // factory that keeps failing is not retried at the shortest cadence.
+        if (!scheduling.global.isEmpty() && scheduling.idle.idleProcs() > 0 && scheduling.idle.spinning() == 0) {
+            scheduling.idle.wakeP();
+        }
         // Outside work waits, no P is free to take it, and none has taken any for a while (they
         // all run long tasks): the first long task gives way. While some P keeps taking ready
         // work (a parent whose ring overflows its children there, a server under steady load),
@@ -323,11 +361,11 @@ final class Sysmon implements Runnable {
                 watch.schedtick = schedtick;
                 watch.schedtickSince = now;
             } else if (inTask && now - watch.schedtickSince > timeSliceNanos) {
-                if (Preemption.request(p)) {
+                if (Preemption.request(p, lease)) {
                     preemptRequests.increment();
                     acted = true;
-                    if (FlightRecording.on) {
-                        Scheduling.recordPreempt(p, m, PreemptEvent.ACTION_REQUESTED, now - watch.schedtickSince);
+                    if (Events.on()) {
+                        Events.preemptRequested(p, m, now - watch.schedtickSince);
                     }
                 }
                 watch.schedtickSince = now; // ask again after another slice if nothing changes
@@ -348,7 +386,7 @@ final class Sysmon implements Runnable {
                 if (freeP) {
                     // The same task as at the last look: wake a thief for what waits behind it,
                     // or for its due timers (a spinner runs other Ps' due timers).
-                    if (sameTask && scheduling.idle.spinning.get() == 0 && (!p.runQueue.isEmpty() || timerDue)) {
+                    if (sameTask && scheduling.idle.spinning() == 0 && (!p.runQueue.isEmpty() || timerDue)) {
                         scheduling.idle.wakeP();
                         acted = true;
                     }
@@ -359,7 +397,7 @@ final class Sysmon implements Runnable {
                         if (lookAgainAt == 0 || giveWayAt - lookAgainAt < 0) {
                             lookAgainAt = giveWayAt;
                         }
-                    } else if (Preemption.request(p)) {
+                    } else if (Preemption.request(p, lease)) {
                         // Once per task: after its poll took the request it is on its way out,
                         // and a second request would make the loop skip runnext, where a due
                         // timer puts its thread.
@@ -371,8 +409,8 @@ final class Sysmon implements Runnable {
                         }
                         preemptRequests.increment();
                         acted = true;
-                        if (FlightRecording.on) {
-                            Scheduling.recordPreempt(p, m, PreemptEvent.ACTION_REQUESTED, now - watch.schedtickSince);
+                        if (Events.on()) {
+                            Events.preemptRequested(p, m, now - watch.schedtickSince);
                         }
                     }
                 }
@@ -408,28 +446,16 @@ final class Sysmon implements Runnable {
                 }
                 continue;
             }
-            Carrier to = scheduling.handOff(p, m); // counts it in handoffs
+            Carrier to = scheduling.carriers.handOff(p, m); // counts it in handoffs
             if (to != null) {
-                if (FlightRecording.on) {
-                    recordHandoff(p, m, to, now - watch.runsSince);
+                if (Events.on()) {
+                    Events.handoff(p, m, to, now - watch.runsSince);
                 }
                 watch.forget();
                 acted = true;
             }
         }
         return acted;
-    }
-
-    /** {@code blockedNanos}: since sysmon first saw the task, a lower bound of how long it blocked. */
-    private static void recordHandoff(Processor p, Carrier from, Carrier to, long blockedNanos) {
-        HandoffEvent event = new HandoffEvent();
-        if (event.isEnabled()) {
-            event.processor = p.id;
-            event.fromCarrier = from.threadId();
-            event.toCarrier = to.threadId();
-            event.blockedNanos = blockedNanos;
-            event.commit();
-        }
     }
 
     /**
@@ -441,7 +467,7 @@ final class Sysmon implements Runnable {
             return true;
         }
         return !scheduling.global.isEmpty()
-                && scheduling.idle.idleProcs() + scheduling.idle.spinning.get() == 0;
+                && scheduling.idle.idleProcs() + scheduling.idle.spinning() == 0;
     }
 
     /**
@@ -454,7 +480,7 @@ final class Sysmon implements Runnable {
      * carrier) still count as blocked.
      */
     private static boolean isQueuedForALock(Carrier m) {
-        Object blocker = LockSupport.getBlocker(m);
+        Object blocker = LockSupport.getBlocker(m.thread);
         if (!(blocker instanceof AbstractQueuedSynchronizer)) {
             return false;
         }
@@ -471,7 +497,7 @@ final class Sysmon implements Runnable {
             watch.nativeAsleepSince = 0;
             return 0; // in the kernel starting a thread for the scheduler, not blocked by its task
         }
-        switch (m.getState()) {
+        switch (m.thread.getState()) {
             case BLOCKED, WAITING, TIMED_WAITING -> {
                 watch.nativeAsleepSince = 0;
                 return isQueuedForALock(m) ? 0 : watch.blockedLooks + 1;

@@ -194,7 +194,7 @@ class SchedulingTest {
             Probe.await(done, BOUND, s, "the local chain");
             assertTrue(ranAt.get() >= 0, "the global task never ran");
             long waited = ranAt.get() - queuedAt.get();
-            assertTrue(waited <= Scheduling.FAIRNESS_TICK,
+            assertTrue(waited <= RunLoop.FAIRNESS_TICK,
                     "the global task waited " + waited + " schedules\n" + s.snapshot());
             assertTrue(s.snapshot().fairnessTickGrabs() >= 1, s.snapshot().toString());
         }

@@ -54,7 +54,7 @@ public class LeaseOwnerOpVsRetake {
     public void sysmonThenNewHolder() {
         if (p.retake(m)) {
             retaken = true;
-            p.holder = next.inLoop; // handed over (under the scheduler lock in Scheduling.handOff)
+            p.holder = next.inLoop; // handed over (under the scheduler lock in Carriers.handOff)
             p.runQueue.pushOrOverflow(tasks[1]);
             p.runQueue.pushOrOverflow(tasks[2]);
         } else {

@@ -1,0 +1,508 @@
+package io.loomgmp.dispatcher;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The carriers' life cycle (Go's {@code newm}/{@code mstart}, {@code stopm}, {@code handoffp}
+ * and {@code exitsyscall}; Tokio's {@code park.rs}): starting a carrier through the scheduler's
+ * {@link ThreadFactory}, parking it on the idle list until a waker hands it a P, sleeping for the
+ * timers, retiring it after its keep-alive, taking a P from a carrier blocked in a task and
+ * giving it to another ({@link #handOff}), the blocked carrier taking a P back afterwards
+ * ({@link #regainP}), and supervision: what happens when a carrier fails ({@link #live}).
+ *
+ * <h2>Failure model</h2>
+ * <ul>
+ *   <li><b>A carrier cannot be started</b> (the factory throws or returns null; the OS refuses a
+ *       thread): {@link #start} undoes the reservation, moves whatever the P it was to take had
+ *       queued (a P retaken for a hand-off may have some) to the global queue, puts the P back
+ *       on the idle list and reports the failure. It never throws, so a submission that wakes a
+ *       carrier never fails after its task was queued. The work waits for a carrier that runs:
+ *       a busy one, or one sysmon wakes again later.</li>
+ *   <li><b>A carrier fails outside a task</b> (an {@code OutOfMemoryError} in the loop, a bug):
+ *       {@link #live} catches it, puts the task in hand back on the global queue, gives its P
+ *       back (its queue moved to the global queue), leaves the idle list and the spinning count,
+ *       reports the failure, and the carrier ends. A wake-up then starts another carrier if the
+ *       work needs one. So a P always has exactly one holder or sits idle with an empty queue,
+ *       and no task is lost.</li>
+ *   <li>What a task throws never reaches here: the loop hands it to the uncaught-exception
+ *       handler and the carrier goes on.</li>
+ * </ul>
+ *
+ * <h2>Finding a carrier from its thread</h2>
+ * The factory makes any {@code Thread}, so a carrier is found from its thread through a table
+ * shared by every scheduler in the JVM ({@link #of}): an open-addressing table copied on write
+ * (under its class lock; carriers start and end rarely) and read without a lock, in one or two
+ * probes. Every submission looks the caller up in it.
+ */
+final class Carriers {
+    private final Scheduling scheduling;
+    private final ThreadFactory factory;
+    private final AtomicInteger seq = new AtomicInteger();
+    /** Every carrier whose thread was started and has not ended, for shutdown. */
+    private final Set<Carrier> live = ConcurrentHashMap.newKeySet();
+    /**
+     * Carriers still running a task whose P sysmon handed to another carrier. Changed under the
+     * scheduler lock; volatile for snapshots.
+     */
+    private volatile int detached;
+    /** Ps taken from blocked carriers and handed to others. */
+    final LongAdder handoffs = new LongAdder();
+
+    Carriers(Scheduling scheduling, ThreadFactory factory) {
+        this.scheduling = scheduling;
+        this.factory = factory;
+    }
+
+    // ---------------------------------------------------------------- the table of carriers
+
+    /** Keys and values side by side; immutable once published. */
+    private record Table(Thread[] threads, Carrier[] carriers, int mask) {
+    }
+
+    private static final Map<Thread, Carrier> ALL = new HashMap<>(); // guarded by the class lock
+    private static volatile Table table = new Table(new Thread[16], new Carrier[16], 15);
+
+    /** Any thread: the carrier whose thread is {@code thread}, of any scheduler, or null. */
+    static Carrier of(Thread thread) {
+        if (thread == null) {
+            return null; // a carrier locator that could not tell
+        }
+        Table t = table;
+        int i = slot(thread, t.mask);
+        for (Thread k; (k = t.threads[i]) != null; i = (i + 1) & t.mask) {
+            if (k == thread) {
+                return t.carriers[i];
+            }
+        }
+        return null;
+    }
+
+    private static int slot(Thread thread, int mask) {
+        long h = thread.threadId() * 0x9E3779B97F4A7C15L; // ids are sequential: spread them
+        return (int) (h ^ (h >>> 32)) & mask;
+    }
+
+    private static synchronized void register(Carrier m) {
+        ALL.put(m.thread, m);
+        rebuild();
+    }
+
+    private static synchronized void unregister(Carrier m) {
+        if (ALL.remove(m.thread) != null) {
+            rebuild();
+        }
+    }
+
+    /** Must hold the class lock. A table at most half full, so that a miss ends at a null soon. */
+    private static void rebuild() {
+        int size = Math.max(16, Integer.highestOneBit(Math.max(1, ALL.size())) << 2);
+        Thread[] threads = new Thread[size];
+        Carrier[] carriers = new Carrier[size];
+        int mask = size - 1;
+        for (Map.Entry<Thread, Carrier> e : ALL.entrySet()) {
+            int i = slot(e.getKey(), mask);
+            while (threads[i] != null) {
+                i = (i + 1) & mask;
+            }
+            threads[i] = e.getKey();
+            carriers[i] = e.getValue();
+        }
+        table = new Table(threads, carriers, mask); // volatile write: publishes the arrays
+    }
+
+    // ---------------------------------------------------------------- start
+
+    /**
+     * Starts a carrier that will take {@code p} (held by nobody), and returns it; the caller has
+     * reserved it in the carrier count. Returns null if no thread could be had: then the
+     * reservation is undone, {@code p}'s queue has moved to the global queue, {@code p} is idle,
+     * a spinning reservation is given back, and the failure is reported. Never throws.
+     */
+    Carrier start(Processor p, boolean spinning) {
+        Carrier m = new Carrier(scheduling, scheduling.name + "-M" + seq.getAndIncrement());
+        m.spinning = spinning; // published by Thread.start
+        m.nextP = p;
+        // A carrier that starts another one waits in the kernel until it runs, for 100 µs or more
+        // on a loaded machine: it must not look blocked in its task to sysmon meanwhile.
+        Carrier starter = scheduling.currentCarrierThread();
+        if (starter != null) {
+            starter.startingCarrier = true;
+        }
+        try {
+            Thread thread = factory.newThread(m);
+            if (thread == null) {
+                throw new IllegalStateException("the carrier thread factory returned null");
+            }
+            if (thread.getState() != Thread.State.NEW) {
+                throw new IllegalStateException("the carrier thread factory returned a started thread: " + thread);
+            }
+            m.thread = thread;
+            register(m);
+            live.add(m);
+            try {
+                thread.start();
+            } catch (Throwable e) {
+                live.remove(m);
+                unregister(m);
+                throw e;
+            }
+            return m;
+        } catch (Throwable failure) { // OutOfMemoryError: unable to create native thread, and the like
+            m.nextP = null;
+            giveBack(p);
+            scheduling.lock.lock();
+            try {
+                scheduling.idle.carrierExited();
+            } finally {
+                scheduling.lock.unlock();
+            }
+            if (spinning) {
+                scheduling.idle.spinnerGone();
+            }
+            scheduling.failures.report(SchedulerFailure.Site.CARRIER_START, failure,
+                    "the P stays idle and its work waits on the global queue for a running carrier");
+            return null;
+        } finally {
+            if (starter != null) {
+                starter.startingCarrier = false;
+            }
+        }
+    }
+
+    /**
+     * Exclusive owner of {@code p}, which nobody holds (in transit, or its holder is failing):
+     * moves its queued tasks to the global queue and puts it on the idle list, so that an idle P's
+     * queue stays empty. Its timers stay in its heap: every carrier runs other Ps' due timers.
+     */
+    private void giveBack(Processor p) {
+        for (Runnable task; (task = p.runQueue.pollNext()) != null || (task = p.runQueue.poll()) != null; ) {
+            scheduling.global.putReady(task);
+        }
+        scheduling.lock.lock();
+        try {
+            p.holder = null;
+            scheduling.idle.putP(p);
+        } finally {
+            scheduling.lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- life and supervision
+
+    /** The carrier thread's whole life; any failure outside a task ends it cleanly. */
+    void live(Carrier m) {
+        try {
+            scheduling.loop.run(m);
+        } catch (Throwable failure) {
+            recover(m, failure);
+        } finally {
+            live.remove(m);
+            unregister(m);
+            if (!m.retired) {
+                scheduling.lock.lock();
+                try {
+                    scheduling.idle.carrierExited();
+                } finally {
+                    scheduling.lock.unlock();
+                }
+            }
+        }
+    }
+
+    /**
+     * Carrier {@code m}, on its own thread, failed outside a task: gives back everything it holds
+     * (see the failure model above), reports it, and returns so that the carrier ends. Runs with
+     * whatever memory is left; every step is independent of the ones before it.
+     */
+    private void recover(Carrier m, Throwable failure) {
+        try {
+            Runnable task = m.inHand;
+            m.inHand = null;
+            m.running = null;
+            if (task != null) {
+                scheduling.global.putReady(task); // accepted work: queued even if closed
+            }
+            if (m.spinning) {
+                m.spinning = false;
+                scheduling.idle.spinnerGone();
+            }
+            Processor p = m.p;
+            if (p != null) {
+                if (p.holder == m.inTask) {
+                    p.leaveTask(m); // fails only if sysmon retook it: then it is not ours
+                }
+                if (p.holder == m.inLoop) {
+                    m.p = null;
+                    giveBack(p);
+                }
+            }
+            scheduling.lock.lock();
+            try {
+                if (m.detachedFromP) {
+                    m.detachedFromP = false;
+                    detached = detached - 1;
+                }
+                if (m.parked) {
+                    scheduling.idle.takeCarrier(m);
+                }
+                scheduling.idle.stopTimerSleep(m);
+            } finally {
+                scheduling.lock.unlock();
+            }
+            Processor handed = m.nextP;
+            m.nextP = null;
+            if (handed != null) {
+                giveBack(handed);
+            }
+            scheduling.lock.lock();
+            try {
+                scheduling.shutdown.signalIfQuiescent();
+            } finally {
+                scheduling.lock.unlock();
+            }
+        } finally {
+            scheduling.failures.report(SchedulerFailure.Site.CARRIER, failure,
+                    "carrier " + m.name + " handed its P and its work back and ended");
+            scheduling.idle.wakeP(); // another carrier for the work it gave back
+        }
+    }
+
+    // ---------------------------------------------------------------- P hand-over
+
+    /** Must hold the lock, or own {@code p} exclusively (just handed over). */
+    static void acquire(Carrier m, Processor p) {
+        p.holder = m.inLoop;
+        m.p = p;
+    }
+
+    /**
+     * Sysmon: takes {@code p} from carrier {@code m}, blocked in a task, and hands it to an idle
+     * carrier or a new one, which it returns. Returns null, changing nothing, if no carrier can be
+     * had (all {@code maxCarriers} exist and none is idle) or {@code m} is no longer in that task;
+     * also null if a new carrier could not be started (then {@code p}'s work went to the global
+     * queue and {@code p} is idle: see {@link #start}).
+     */
+    Carrier handOff(Processor p, Carrier m) {
+        Idle.Reservation carrier;
+        scheduling.lock.lock();
+        try {
+            if (scheduling.shutdown.isTerminated()) {
+                return null;
+            }
+            carrier = scheduling.idle.reserveCarrier();
+            if (carrier == null) {
+                return null;
+            }
+            if (!p.retake(m)) {
+                scheduling.idle.unreserveCarrier(carrier);
+                return null;
+            }
+            p.holder = null; // in transit to the reserved carrier
+            detached = detached + 1; // until m's task returns (regainP)
+            m.detachedFromP = true;
+            handoffs.increment(); // before the P can run anything: snapshots see it first
+        } finally {
+            scheduling.lock.unlock();
+        }
+        return scheduling.idle.handTo(carrier, p, false);
+    }
+
+    /**
+     * Sysmon handed {@code m}'s P to another carrier while {@code m}'s task was blocked (Go's
+     * exitsyscall). Takes that P back if it is idle, else any idle P; else parks as an idle
+     * carrier until handed one. Returns false if {@code m} should end instead.
+     */
+    boolean regainP(Carrier m) {
+        Processor old = m.p;
+        scheduling.lock.lock();
+        try {
+            detached = detached - 1;
+            m.detachedFromP = false;
+            Idle idle = scheduling.idle;
+            Processor p = idle.takeP(old) ? old : idle.getP();
+            if (p != null) {
+                acquire(m, p);
+                return true;
+            }
+            m.p = null;
+            scheduling.shutdown.signalIfQuiescent(); // close() may be waiting for this task to return
+        } finally {
+            scheduling.lock.unlock();
+        }
+        return park(m);
+    }
+
+    /** Carriers still in a task whose P was handed off. */
+    int detached() {
+        return detached;
+    }
+
+    // ---------------------------------------------------------------- parking
+
+    /**
+     * Carrier {@code m}, holding no P: parks it on the idle list until a waker hands it a P (then
+     * it holds it and this returns true) or the scheduler terminates (returns false).
+     */
+    boolean park(Carrier m) {
+        scheduling.lock.lock();
+        try {
+            if (scheduling.shutdown.isTerminated()) {
+                return false;
+            }
+            // Our P was published idle (a volatile write) before this read of the global queue:
+            // a submitter puts its task and then reads the idle count, so either it sees our idle
+            // P and wakes someone, or we see its task here (Idle). The same for a timer that came
+            // due, and for a waker that found no carrier to hand a P to (maxCarriers) and gave
+            // the P back, leaving its work queued.
+            if (!scheduling.global.isEmpty() || scheduling.anyTimerDue(System.nanoTime())) {
+                Processor p = scheduling.idle.getP();
+                if (p != null) {
+                    acquire(m, p);
+                    return true;
+                }
+            }
+            scheduling.idle.putCarrier(m);
+            scheduling.idle.offerTimerSleep(m); // if no carrier sleeps for the timers yet, this one will
+        } finally {
+            scheduling.lock.unlock();
+        }
+        scheduling.idle.parks.increment();
+        if (Events.on()) {
+            Events.parkStarts(m);
+        }
+        Processor p = takeNextP(m);
+        Events.parkEnded(m);
+        if (p == null) {
+            return false;
+        }
+        acquire(m, p);
+        if (m.spinning && Events.on()) {
+            Events.spinStarted(m); // woken by wakeP to search
+        }
+        return true;
+    }
+
+    /**
+     * Waits for the P a waker hands over in {@code m.nextP}. Returns null once the scheduler has
+     * terminated, or when {@code m} retired: a carrier beyond {@code procs} that waited a whole
+     * keep-alive leaves the idle list and ends.
+     */
+    Processor takeNextP(Carrier m) {
+        long parkedAt = System.nanoTime();
+        long keepAliveNanos = scheduling.keepAlive.toNanos();
+        Processor p;
+        while ((p = m.nextP) == null) {
+            // An interrupt of a parked carrier (a task interrupting its own carrier, or anyone
+            // else) would make every park below return at once: clear it, as ForkJoinPool does.
+            Thread.interrupted();
+            if (scheduling.shutdown.isTerminated()) {
+                return null;
+            }
+            if (scheduling.idle.isTimerSleeper(m)) {
+                p = sleepUntilTimer(m);
+                if (p != null) {
+                    return p;
+                }
+                parkedAt = System.nanoTime();
+                continue;
+            }
+            if (scheduling.idle.carriers() <= scheduling.procs) {
+                LockSupport.park(this);
+                parkedAt = System.nanoTime(); // the keep-alive counts from when it became spare
+                continue;
+            }
+            long left = keepAliveNanos - (System.nanoTime() - parkedAt);
+            if (left > 0) {
+                LockSupport.parkNanos(this, left);
+                continue;
+            }
+            scheduling.lock.lock();
+            try {
+                // Off the idle list under the lock, so no waker can hand us a P afterwards.
+                if (m.nextP == null && scheduling.idle.retire(m)) {
+                    m.retired = true;
+                    return null;
+                }
+            } finally {
+                scheduling.lock.unlock();
+            }
+        }
+        scheduling.idle.stopTimerSleep(m); // holding a P now: the next carrier to park sleeps for the timers
+        m.nextP = null;
+        return p;
+    }
+
+    /**
+     * Carrier {@code m}, parked on the idle list as the timer sleeper (Go's M blocked in netpoll
+     * until {@code pollUntil}): parks until the earliest timer of any P, then takes an idle P to
+     * run the due timers, as a spinner. Returns that P, or {@code null} to be called again (woken
+     * early by an earlier timer or a waker; or the role was given up: no timers are left, or
+     * every P is busy and their holders run the timers at their next schedule).
+     */
+    private Processor sleepUntilTimer(Carrier m) {
+        long now = System.nanoTime();
+        long delay = scheduling.timerDelay(now);
+        Idle idle = scheduling.idle;
+        if (delay < 0) {
+            idle.stopTimerSleep(m);
+            return null;
+        }
+        if (delay > 0) {
+            // Publish the deadline, then look again: a timer added meanwhile either sees the new
+            // deadline (and unparks us if it is earlier) or is seen by this second look.
+            idle.timerSleepUntil(now + delay);
+            long again = scheduling.timerDelay(System.nanoTime());
+            if (again >= 0 && again < delay - (System.nanoTime() - now)) {
+                return null; // an earlier timer arrived: recompute
+            }
+            LockSupport.parkNanos(this, delay);
+            return null;
+        }
+        scheduling.lock.lock();
+        try {
+            if (m.nextP != null || scheduling.shutdown.isTerminated()) {
+                return null; // handed a P meanwhile, or ending: takeNextP sees it
+            }
+            Processor p = idle.getP();
+            if (p == null) {
+                idle.stopTimerSleep(m); // every P is busy: their holders run the timers
+                return null;
+            }
+            idle.takeCarrier(m);
+            idle.stopTimerSleep(m);
+            idle.becomeSpinner(m);
+            return p;
+        } finally {
+            scheduling.lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- shutdown
+
+    /** After termination: wakes every carrier that is still alive and waits for each to end. */
+    boolean joinAll() {
+        boolean interrupted = false;
+        List<Carrier> carriers = new ArrayList<>(live);
+        for (Carrier m : carriers) {
+            m.unpark();
+        }
+        for (Carrier m : carriers) {
+            interrupted |= Shutdown.joinUninterruptibly(m.thread);
+        }
+        return interrupted;
+    }
+
+    /** The default factory: daemon platform threads named {@code <name>-M<n>}, in order of creation. */
+    static ThreadFactory defaultFactory(String name) {
+        return Thread.ofPlatform().daemon().name(name + "-M", 0).inheritInheritableThreadLocals(false).factory();
+    }
+}

@@ -1,0 +1,451 @@
+package io.loomgmp.dispatcher;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The scheduling loop of a carrier (Go's {@code schedule}/{@code findRunnable}; Tokio's
+ * {@code worker.rs}): find a task, run it, repeat; give up the P and park when there is nothing.
+ *
+ * <pre>
+ * run(m): take the handed P ─► findRunnable ─► runTask ─► findRunnable ─► ...
+ *         (a task whose P sysmon handed off returns ─► Carriers.regainP)
+ * findRunnable: 0 due timers of this P (their tasks land in runnext)
+ *               1 runnext (inherits the time slice; skipped once on a preemption request)
+ *               2 a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick)
+ *               3 local ring ─► 4 ready batch ─► the skipped runnext ─► 5 one yielded task
+ *               6 due timers of other Ps ─► 7 steal (while spinners ≤ busy Ps / 2)
+ *               8 give up P ─► 9 spinner's re-check (Idle) ─► 10 park (Carriers), until the
+ *                 earliest timer if no other carrier sleeps for it
+ * </pre>
+ *
+ * <h2>Why work from outside cannot starve</h2>
+ * A CPU-bound task holds its P for a time slice at most (sysmon, {@link Sysmon}); preempted, it
+ * goes to the global <em>yielded</em> lane, behind every other runnable task, as in Go. Work
+ * that arrives from outside (a platform thread, an I/O poller) goes to the <em>ready</em> lane,
+ * which each P serves before its local ring once {@link #GLOBAL_CHECK_NANOS} have passed since it
+ * last took from it, and timers run at the top of every schedule. So with any number of
+ * CPU-bound threads per P, a timer's thread runs within one time slice of its expiry, and outside
+ * work within one time slice plus its place among the other ready tasks: bounded in time, not
+ * only in schedules as Go's fairness tick is.
+ *
+ * <h2>Ownership and failure</h2>
+ * Everything here runs on carrier {@code m}'s own thread while it holds its P as owner
+ * ({@code m.inLoop}, see {@link Lease}), except the task itself, during which sysmon may retake
+ * the P. What a task throws goes to the uncaught-exception handler and the loop goes on; the
+ * carrier's interrupt status is cleared after every task, so one task's self-interrupt never
+ * reaches the next task nor the carrier's parks. Anything else that throws here ends the carrier
+ * through {@link Carriers#live}, which puts the task in hand ({@code m.inHand}) and the P's queue
+ * back on the global queue: a task taken from a queue is in {@code m.inHand} until it has run.
+ */
+final class RunLoop {
+    /** Go's value; prime, so the fairness tick does not fall in lock-step with periodic workloads. */
+    static final int FAIRNESS_TICK = 61;
+    /**
+     * Longest a P's local work may keep the global ready lane waiting: once this long has passed
+     * since the P last took a ready task, it takes one before its local ring. Tokio aims its
+     * self-tuning global-queue interval at this (200 µs); a fixed bound in time does the same
+     * job without an average to tune, and costs one {@code System.nanoTime()} per schedule only
+     * while ready work waits.
+     */
+    static final long GLOBAL_CHECK_NANOS = 200_000;
+    /** Largest batch moved from the global queue to a local ring: half the ring, as in Go. */
+    static final int GLOBAL_BATCH_MAX = RunQueue.CAPACITY / 2;
+    /** Steal passes over the other Ps before giving up (Go's stealTries). */
+    static final int STEAL_PASSES = 4;
+    /**
+     * How long a thief waits before taking a running victim's runnext: the victim is most likely
+     * about to run it (a hand-off in progress), and a steal would cost it its warm cache. Go
+     * sleeps 3 µs; we spin, as a parkNanos this short oversleeps by tens of microseconds.
+     */
+    static final long RUNNEXT_GRACE_NANOS = 3_000;
+
+    private final Scheduling scheduling;
+    private final Idle idle;
+    private final int[] stealStrides;
+
+    RunLoop(Scheduling scheduling) {
+        this.scheduling = scheduling;
+        this.idle = scheduling.idle;
+        this.stealStrides = coprimesOf(scheduling.procs);
+    }
+
+    /** Carrier {@code m}'s loop: take the handed P, then find and run tasks until it ends. */
+    void run(Carrier m) {
+        Processor first = scheduling.carriers.takeNextP(m);
+        if (first == null) {
+            return;
+        }
+        Carriers.acquire(m, first);
+        if (m.spinning && Events.on()) {
+            Events.spinStarted(m);
+        }
+        while (true) {
+            Runnable task = findRunnable(m);
+            if (task == null) {
+                return; // terminated, or retired after the keep-alive
+            }
+            m.inHand = task;
+            if (m.spinning) {
+                idle.foundWork(m);
+            }
+            boolean holdsP = runTask(m, task);
+            m.inHand = null;
+            if (!holdsP && !scheduling.carriers.regainP(m)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code task} with the P's lease in the in-task phase, during which sysmon may take the
+     * P if the task blocks. Returns whether {@code m} still holds its P afterwards.
+     */
+    private boolean runTask(Carrier m, Runnable task) {
+        Processor p = m.p;
+        p.count(Counter.TASKS_RUN);
+        m.yieldingAtPoll = false;
+        boolean recorded = Events.on();
+        if (recorded) {
+            Events.newRun(m);
+            Events.runStarts(m);
+        }
+        m.running = task;
+        p.enterTask(m);
+        try {
+            task.run();
+        } catch (Throwable failure) {
+            scheduling.reportToHandler(failure);
+        } finally {
+            m.running = null;
+            // A task that interrupted its carrier (a plain Runnable interrupting its own thread)
+            // must not leave the flag to the next task, nor to the carrier's parks, which would
+            // return at once, over and over. ForkJoinPool and ThreadPoolExecutor do the same.
+            Thread.interrupted();
+        }
+        m.inHand = null; // it ran: from here on a failure must not queue it again
+        if (recorded) {
+            Events.runEnded(m, p, task);
+        }
+        return p.leaveTask(m);
+    }
+
+    /**
+     * Called by carrier {@code m}, which holds a P. Returns the next task to run, with {@code m}
+     * holding a P (possibly another one); or {@code null} once the scheduler has terminated.
+     * Every task not taken from runnext starts a new time slice ({@link Processor#tick()}).
+     */
+    private Runnable findRunnable(Carrier m) {
+        Processor p = m.p;
+        while (true) {
+            // 0. This P's due timers (Go's checkTimers): a sleeper's wake-up never queues behind
+            // CPU-bound work; its task lands in runnext and runs next.
+            if (!p.timers.isEmpty()) {
+                long now = System.nanoTime();
+                if (p.timers.hasDue(now)) {
+                    runDueTimers(m, p.timers, now);
+                }
+            }
+            // 1. runnext: a hand-off from the task that just ran, or a timer's thread; shares the
+            // time slice. Skipped once when sysmon asked for preemption: a hand-off chain (a
+            // ping-pong pair) would otherwise keep the P to itself, since runnext never starts a
+            // new slice.
+            boolean preempted = p.preemptRequested && Preemption.take(p);
+            if (preempted && Events.on()) {
+                Events.preemptHonoured(p, m);
+            }
+            Runnable task;
+            if (!preempted) {
+                task = p.runQueue.pollNext();
+                if (task != null) {
+                    p.count(Counter.RUNNEXT_HITS);
+                    m.events.runSource = Events.SOURCE_RUNNEXT;
+                    return task;
+                }
+            }
+            // 2. Global work that has waited long enough, ahead of the local ring: on the fairness
+            // tick a yielded task or else a ready one, and a ready task when none was taken for
+            // GLOBAL_CHECK_NANOS. (With the ring empty, steps 4 and 5 take them anyway.)
+            task = p.runQueue.isEmpty() ? null : pollGlobalWhenDue(p);
+            if (task != null) {
+                p.count(Counter.FAIRNESS_TICK_GRABS);
+                p.tick();
+                m.events.runSource = Events.SOURCE_FAIRNESS;
+                return task;
+            }
+            // 3. The local ring.
+            task = p.runQueue.poll();
+            if (task != null) {
+                p.count(Counter.LOCAL_POPS);
+                p.tick();
+                m.events.runSource = Events.SOURCE_LOCAL;
+                return task;
+            }
+            // 4. A batch of ready tasks from the global queue.
+            task = grabReadyBatch(p);
+            if (task != null) {
+                p.tick();
+                m.events.runSource = Events.SOURCE_GLOBAL;
+                return task;
+            }
+            // The skipped runnext, now with a new time slice, before yielded work.
+            if (preempted) {
+                task = p.runQueue.pollNext();
+                if (task != null) {
+                    p.count(Counter.RUNNEXT_HITS);
+                    p.tick();
+                    m.events.runSource = Events.SOURCE_RUNNEXT;
+                    return task;
+                }
+            }
+            // 5. One yielded task: each may run a whole time slice, so no batch.
+            task = scheduling.global.pollYielded();
+            if (task != null) {
+                p.count(Counter.GLOBAL_GRABS);
+                p.tick();
+                m.events.runSource = Events.SOURCE_GLOBAL;
+                return task;
+            }
+            // 6. Due timers of other Ps, idle or busy (Go's stealWork runs them): their carrier
+            // may be parked, blocked in a task, or deep in a time slice.
+            task = runOthersDueTimers(m, p);
+            if (task != null) {
+                return task;
+            }
+            // 7. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
+            // nothing while the busy ones generate work.
+            if (idle.maySpin(m)) {
+                if (!m.spinning) {
+                    idle.startSpinning(m, p);
+                }
+                task = stealWork(m, p);
+                if (task != null) {
+                    p.tick();
+                    m.events.runSource = Events.SOURCE_STOLEN;
+                    return task;
+                }
+            }
+            // 8. Nothing: give up the P.
+            scheduling.lock.lock();
+            try {
+                release(m);
+            } finally {
+                scheduling.lock.unlock();
+            }
+            // 9. The spinning-to-idle transition: "not spinning" first, then a re-check of every
+            // queue (Idle explains why, and takes a P back if the re-check finds work).
+            if (m.spinning) {
+                Processor found = idle.spinnerFoundNothing(m);
+                if (found != null) {
+                    p = found;
+                    continue;
+                }
+            }
+            // 10. Park until a waker hands us a P (Carriers.park re-checks the global queue and
+            // the timers first, and may sleep until the earliest timer).
+            if (!scheduling.carriers.park(m)) {
+                return null;
+            }
+            p = m.p;
+        }
+    }
+
+    /**
+     * Owner of {@code p}, whose ring is not empty. Step 2 of {@link #findRunnable}: on the
+     * fairness tick a yielded task, or else a ready one (ready work has the time bound; the tick
+     * keeps preempted tasks from starving while outside work keeps arriving); otherwise a ready
+     * task if {@code p} last took one at least {@link #GLOBAL_CHECK_NANOS} ago and has run a task
+     * from its ring since; {@code null} otherwise. One volatile read when the ready lane is empty
+     * and it is not the tick.
+     *
+     * <p>"Ran a local task since" is Tokio's lower bound on its global-queue interval (2 ticks):
+     * with tasks longer than the bound, every schedule is overdue, and ready work must not take
+     * every turn, or the ring (itself often filled from the ready lane) would wait until the
+     * ready lane ran dry. So with long tasks the two alternate; with short ones, local work runs
+     * for {@code GLOBAL_CHECK_NANOS} between two ready tasks.
+     */
+    private Runnable pollGlobalWhenDue(Processor p) {
+        long tick = p.schedtick();
+        boolean fairnessTick = tick % FAIRNESS_TICK == 0;
+        if (fairnessTick) {
+            Runnable yielded = scheduling.global.pollYielded();
+            if (yielded != null) {
+                return yielded;
+            }
+        }
+        if (scheduling.global.readySize() > 0 && (fairnessTick || tick - p.readyTakenTick >= 2)) {
+            long now = System.nanoTime();
+            if (fairnessTick || now - p.readyTakenAt() >= GLOBAL_CHECK_NANOS) {
+                Runnable task = scheduling.global.pollReady();
+                if (task != null) {
+                    p.readyTaken(now);
+                    p.readyTakenTick = tick + 1; // the tick this task's run starts
+                    return task;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Owner of {@code p}. Step 6 of {@link #findRunnable}: runs the due timers of the other Ps,
+     * then returns what they put on {@code p}, or {@code null}.
+     */
+    private Runnable runOthersDueTimers(Carrier m, Processor p) {
+        if (scheduling.procs == 1) {
+            return null;
+        }
+        long now = 0;
+        boolean ran = false;
+        for (Processor other : scheduling.allp) {
+            if (other != p && !other.timers.isEmpty()) {
+                if (now == 0) {
+                    now = System.nanoTime();
+                }
+                if (other.timers.hasDue(now)) {
+                    ran |= runDueTimers(m, other.timers, now);
+                }
+            }
+        }
+        if (!ran) {
+            return null;
+        }
+        Runnable task = p.runQueue.pollNext();
+        if (task != null) {
+            p.count(Counter.RUNNEXT_HITS);
+            m.events.runSource = Events.SOURCE_RUNNEXT;
+            return task;
+        }
+        task = p.runQueue.poll();
+        if (task != null) {
+            p.count(Counter.LOCAL_POPS);
+            p.tick();
+            m.events.runSource = Events.SOURCE_LOCAL;
+        }
+        return task;
+    }
+    /**
+     * Owner of {@code p}, whose ring is empty. Takes {@code min(ready/procs + 1, 128)} ready tasks
+     * (Go's globrunqget): returns the first, queues the rest on {@code p}; {@code null} if none.
+     */
+    private Runnable grabReadyBatch(Processor p) {
+        int ready = scheduling.global.readySize();
+        if (ready == 0) {
+            return null;
+        }
+        Runnable first = scheduling.global.pollReady();
+        if (first == null) {
+            return null;
+        }
+        int n = 1;
+        for (int max = Math.min(ready / scheduling.procs + 1, GLOBAL_BATCH_MAX); n < max; n++) {
+            Runnable task = scheduling.global.pollReady();
+            if (task == null) {
+                break;
+            }
+            // Cannot overflow: the ring was empty and n <= half of it.
+            Runnable[] overflow = p.runQueue.pushOrOverflow(task);
+            assert overflow == null;
+        }
+        p.readyTaken(System.nanoTime());
+        p.count(Counter.GLOBAL_GRABS, n);
+        return first;
+    }
+
+    /**
+     * Up to {@link #STEAL_PASSES} passes over the other busy Ps in a random order; takes half of
+     * the first non-empty ring found. Victims' runnext only on the last pass.
+     */
+    private Runnable stealWork(Carrier m, Processor p) {
+        if (scheduling.procs == 1) {
+            return null;
+        }
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int pass = 0; pass < STEAL_PASSES; pass++) {
+            boolean lastPass = pass == STEAL_PASSES - 1;
+            int start = random.nextInt(scheduling.procs);
+            int stride = stealStrides[random.nextInt(stealStrides.length)];
+            for (int k = 0, i = start; k < scheduling.procs; k++, i = (i + stride) % scheduling.procs) {
+                Processor victim = scheduling.allp[i];
+                if (victim == p || victim.holder == null) {
+                    continue; // idle Ps have empty queues
+                }
+                int before = p.runQueue.size();
+                Runnable task = p.runQueue.stealHalfFrom(victim.runQueue, lastPass, RUNNEXT_GRACE_NANOS);
+                if (task != null) {
+                    int stolen = p.runQueue.size() - before + 1;
+                    p.count(Counter.STEALS);
+                    p.count(Counter.STOLEN_TASKS, stolen);
+                    if (Events.on()) {
+                        Events.steal(m, p, victim, stolen);
+                    }
+                    return task;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Carrier {@code m}, in its scheduling loop: runs the timers of {@code heap} (its own P's or
+     * another's) that are due at {@code now}. Their tasks run here, on the carrier; a virtual
+     * thread's timeout unparks it into this P's runnext. Returns whether any ran.
+     */
+    private boolean runDueTimers(Carrier m, TimerHeap heap, long now) {
+        boolean ran = false;
+        Timer[] due = m.dueTimers;
+        Processor p = m.p;
+        int n;
+        int room;
+        do {
+            // No more than the ring has room for: a burst of expiries must not overflow to the
+            // global queue, behind outside work; the rest stay due in the heap, first in line at
+            // the next schedule.
+            room = Math.min(due.length, RunQueue.CAPACITY - p.runQueue.size() - 1);
+            if (room <= 0) {
+                break;
+            }
+            n = heap.takeDue(now, due, room);
+            for (int i = 0; i < n; i++) {
+                Timer timer = due[i];
+                due[i] = null;
+                timer.run(); // FutureTask: a no-op if cancelled meanwhile; keeps what the task throws
+                if (timer.state() == Future.State.FAILED) {
+                    scheduling.reportToHandler(timer.exceptionNow());
+                }
+                ran = true;
+            }
+        } while (n == room);
+        return ran;
+    }
+
+
+    /** Must hold the lock. {@code m} gives up its P, whose queue is empty. */
+    private void release(Carrier m) {
+        Processor p = m.p;
+        m.p = null;
+        idle.putP(p);
+    }
+
+    /** Strides coprime with n, so that {@code i = (i + stride) % n} visits every P once (Go's randomOrder). */
+    private static int[] coprimesOf(int n) {
+        List<Integer> strides = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            if (gcd(i, n) == 1) {
+                strides.add(i);
+            }
+        }
+        return strides.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static int gcd(int a, int b) {
+        while (b != 0) {
+            int t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+}

@@ -1,0 +1,39 @@
+package io.loomgmp.dispatcher;
+
+import java.util.Objects;
+
+/**
+ * What the scheduler hands its uncaught-exception handler when something fails inside the
+ * scheduler itself rather than in a task: the {@linkplain #getCause() cause}, where it happened
+ * ({@link #site()}), and what the scheduler did about it (the message). The scheduler has already
+ * recovered when this is reported: no task was lost or run twice, and it runs on with fewer
+ * carriers if need be. Also counted ({@link SchedulerSnapshot#failures()}) and recorded as a
+ * {@code loomgmp.SchedulerFailure} JFR event.
+ */
+public final class SchedulerFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Where a scheduler failure happened. */
+    public enum Site {
+        /** A carrier thread could not be made or started (the factory failed, or the OS refused a thread). */
+        CARRIER_START,
+        /** A carrier caught an error outside any task; it handed its P and its work back and ended. */
+        CARRIER,
+        /** Sysmon caught an error in a round; it goes on with the next one. */
+        SYSMON,
+        /** A JFR event could not be recorded; the scheduler goes on without it. */
+        EVENT
+    }
+
+    private final Site site;
+
+    SchedulerFailure(Site site, String message, Throwable cause) {
+        super(message, cause);
+        this.site = Objects.requireNonNull(site);
+    }
+
+    /** Where it failed. */
+    public Site site() {
+        return site;
+    }
+}
