@@ -56,6 +56,7 @@
  *     run.commit();
  * }
  * }</pre>
- * The viewer ({@link io.loomgmp.jfr.trace.Main}) reads a recording back and draws it per P.
+ * The viewer (module {@code trace-viewer}, {@code io.loomgmp.trace.Main}) reads a recording back
+ * and draws it per P.
  */
 package io.loomgmp.jfr;

@@ -1,5 +1,6 @@
 package io.loomgmp.jfr;
 
+import io.loomgmp.jfr.testing.SyntheticRecording;
 import jdk.jfr.Configuration;
 import jdk.jfr.EventType;
 import jdk.jfr.Recording;

@@ -1,6 +1,6 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
-import io.loomgmp.jfr.SyntheticRecording;
+import io.loomgmp.jfr.testing.SyntheticRecording;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

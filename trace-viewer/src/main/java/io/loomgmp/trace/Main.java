@@ -1,4 +1,4 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
 import io.loomgmp.jfr.Settings;
 

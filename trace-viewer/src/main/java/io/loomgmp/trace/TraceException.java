@@ -1,4 +1,4 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
 /** A failure the user can act on; its message is the one line {@link Main} prints. */
 final class TraceException extends Exception {

@@ -1,6 +1,6 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
-import io.loomgmp.jfr.SyntheticRecording;
+import io.loomgmp.jfr.testing.SyntheticRecording;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

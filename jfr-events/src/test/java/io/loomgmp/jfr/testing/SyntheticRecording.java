@@ -1,5 +1,14 @@
-package io.loomgmp.jfr;
+package io.loomgmp.jfr.testing;
 
+import io.loomgmp.jfr.CarrierParkEvent;
+import io.loomgmp.jfr.CarrierSpinEvent;
+import io.loomgmp.jfr.HandoffEvent;
+import io.loomgmp.jfr.PreemptEvent;
+import io.loomgmp.jfr.RunEvent;
+import io.loomgmp.jfr.SchedTraceEvent;
+import io.loomgmp.jfr.Settings;
+import io.loomgmp.jfr.StealEvent;
+import io.loomgmp.jfr.WakeEvent;
 import jdk.jfr.Configuration;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
@@ -24,6 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  * Virtual thread ids are made up: 100 + i on P0's chain, 200 + i stolen, 300 the blocked one,
  * 400 + i on P1 after the hand-off, 150 woken from outside.
+ *
+ * <p>Read back by jfr-events' {@code EventsRecordingTest} and converted by trace-viewer's tests,
+ * which get it from jfr-events' test jar.
  */
 public final class SyntheticRecording {
     public static final int CHAIN = 30;

@@ -1,4 +1,4 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
 /** The little JSON both writers need: string literals and nanoseconds as microsecond decimals. */
 final class Json {

@@ -1,4 +1,4 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;

@@ -1,4 +1,4 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;

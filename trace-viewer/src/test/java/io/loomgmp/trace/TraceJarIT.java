@@ -1,6 +1,6 @@
-package io.loomgmp.jfr.trace;
+package io.loomgmp.trace;
 
-import io.loomgmp.jfr.SyntheticRecording;
+import io.loomgmp.jfr.testing.SyntheticRecording;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,12 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The packaged viewer as users run it: {@code java -jar jfr-events/target/loom-gmp-trace.jar}
+ * The packaged viewer as users run it: {@code java -jar trace-viewer/target/loom-gmp-trace.jar}
  * (no other jar on the class path) and {@code ./loomgmp trace} / {@code ./loomgmp jfc}.
  */
 class TraceJarIT {
     private static final Path ROOT = Path.of(System.getProperty("loomgmp.root", "..")).toAbsolutePath().normalize();
-    private static final Path JAR = ROOT.resolve("jfr-events/target/loom-gmp-trace.jar");
+    private static final Path JAR = ROOT.resolve("trace-viewer/target/loom-gmp-trace.jar");
 
     @TempDir
     static Path dir;
