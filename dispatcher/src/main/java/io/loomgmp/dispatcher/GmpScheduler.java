@@ -30,6 +30,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         this.scheduling = new Scheduling(builder.name, builder.procs, builder.maxCarriers,
                 builder.timeSlice, builder.keepAlive, builder.uncaughtExceptionHandler, builder.carrierLocator,
                 builder.threadFactory, builder.sysmon);
+        scheduling.loopFaultForTests = builder.loopFault;
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -249,6 +250,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
         private ThreadFactory threadFactory; // null: daemon threads named <name>-M<n>
         private boolean sysmon = true;
+        private Runnable loopFault;
 
         private Builder() {
         }
@@ -336,6 +338,12 @@ public final class GmpScheduler implements Executor, AutoCloseable {
          */
         Builder withoutSysmon() {
             this.sysmon = false;
+            return this;
+        }
+
+        /** For tests only: {@code fault} runs in each carrier's loop before each task, outside it. */
+        Builder injectLoopFault(Runnable fault) {
+            this.loopFault = fault;
             return this;
         }
 

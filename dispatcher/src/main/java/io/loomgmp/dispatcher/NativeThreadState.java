@@ -34,12 +34,15 @@ final class NativeThreadState implements AutoCloseable {
     private final long tid;
     private final FileChannel stat;
     private final FileChannel wchan;
+    /** {@code schedstat}: null where the kernel has no scheduler statistics. */
+    private final FileChannel schedstat;
     private final ByteBuffer buffer = ByteBuffer.allocate(512);
 
-    private NativeThreadState(long tid, FileChannel stat, FileChannel wchan) {
+    private NativeThreadState(long tid, FileChannel stat, FileChannel wchan, FileChannel schedstat) {
         this.tid = tid;
         this.stat = stat;
         this.wchan = wchan;
+        this.schedstat = schedstat;
     }
 
     /** The calling thread's OS thread id (Linux tid), or -1 when {@code /proc} cannot tell it. */
@@ -59,7 +62,14 @@ final class NativeThreadState implements AutoCloseable {
         FileChannel stat = null;
         try {
             stat = FileChannel.open(task.resolve("stat"));
-            return new NativeThreadState(tid, stat, FileChannel.open(task.resolve("wchan")));
+            FileChannel wchan = FileChannel.open(task.resolve("wchan"));
+            FileChannel schedstat;
+            try {
+                schedstat = FileChannel.open(task.resolve("schedstat"));
+            } catch (IOException | RuntimeException e) {
+                schedstat = null; // a kernel without CONFIG_SCHED_INFO
+            }
+            return new NativeThreadState(tid, stat, wchan, schedstat);
         } catch (IOException | RuntimeException e) {
             if (stat != null) {
                 close(stat);
@@ -110,6 +120,39 @@ final class NativeThreadState implements AutoCloseable {
         }
     }
 
+    /**
+     * How many times the kernel has put the thread on a CPU so far (the third field of
+     * {@code schedstat}), or -1 where it cannot tell. A thread blocked in one wait all along is
+     * not put on a CPU; one that waits at safepoints now and then, or for a CPU, is.
+     */
+    long slices() {
+        if (schedstat == null) {
+            return -1;
+        }
+        try {
+            buffer.clear();
+            int n = schedstat.read(buffer, 0);
+            int field = 0;
+            long value = 0;
+            boolean inNumber = false;
+            for (int i = 0; i < n; i++) {
+                byte b = buffer.get(i);
+                if (b >= '0' && b <= '9') {
+                    value = inNumber ? value * 10 + (b - '0') : b - '0';
+                    inNumber = true;
+                } else if (inNumber) {
+                    if (++field == 3) {
+                        return value;
+                    }
+                    inNumber = false;
+                }
+            }
+            return inNumber && field == 2 ? value : -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     private static boolean startsWith(ByteBuffer buffer, int length, byte[] prefix) {
         if (length < prefix.length) {
             return false;
@@ -126,6 +169,9 @@ final class NativeThreadState implements AutoCloseable {
     public void close() {
         close(stat);
         close(wchan);
+        if (schedstat != null) {
+            close(schedstat);
+        }
     }
 
     private static void close(FileChannel channel) {

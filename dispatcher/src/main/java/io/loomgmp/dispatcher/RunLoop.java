@@ -91,6 +91,9 @@ final class RunLoop {
             if (m.spinning) {
                 idle.foundWork(m);
             }
+            if (scheduling.loopFaultForTests != null) {
+                scheduling.loopFaultForTests.run();
+            }
             boolean holdsP = runTask(m, task);
             m.inHand = null;
             if (!holdsP && !scheduling.carriers.regainP(m)) {

@@ -60,6 +60,13 @@ final class Scheduling {
     final Sysmon sysmon;
     private final Thread.UncaughtExceptionHandler exceptionHandler;
 
+    /**
+     * Tests only: run by each carrier before each task, outside it; what it throws is a carrier
+     * failure. Set once before any carrier starts (carriers start at the first wake-up), so a
+     * plain field: {@code Thread.start} publishes it.
+     */
+    Runnable loopFaultForTests;
+
     volatile CarrierLocator carrierLocator;
     /** The thread a task belongs to, for JFR events; see {@link GmpScheduler#taskThread}. */
     volatile Function<Runnable, Thread> taskThread = task -> null;

@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
@@ -22,7 +24,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
  *       BLOCKED, WAITING or TIMED_WAITING (parked, pinned virtual thread, monitor) other than
  *       waiting to acquire a lock ({@link #isQueuedForALock}); or RUNNABLE for the JVM but asleep
- *       in the kernel ({@link NativeThreadState}) for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
+ *       in the kernel ({@link NativeThreadState}), without being put on a CPU
+ *       in between (nor running more than {@link #RAN_NANOS}), for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
  *       I/O, a pipe, a FIFO) or {@link #FUTEX_HANDOFF_AFTER_NANOS} (in a futex: waiting for a
  *       class initialiser, or for the JVM itself), looked at no more often than every
  *       {@link #NATIVE_CHECK_NANOS}.</li>
@@ -99,6 +102,16 @@ final class Sysmon implements Runnable {
      */
     static final long GIVE_WAY_AFTER_NANOS = 1_000_000;
 
+    /**
+     * CPU time a carrier may use between two looks that found it asleep in the kernel and still
+     * count as blocked throughout: a thread blocked in its task uses none; one that merely waits
+     * at safepoints, or for a CPU, runs in between.
+     */
+    static final long RAN_NANOS = 50_000;
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final boolean CPU_TIME = THREADS.isThreadCpuTimeSupported();
+
     private final Scheduling scheduling;
     private final long timeSliceNanos;
     private final Watch[] watches;
@@ -137,6 +150,10 @@ final class Sysmon implements Runnable {
         long nativeAsleepSince;
         /** Whether every look since {@link #nativeAsleepSince} found the carrier in a futex wait. */
         boolean futexOnly;
+        /** The carrier's CPU time when {@link #nativeAsleepSince} was set (-1 if unknown). */
+        long cpuAtAsleep;
+        /** The carrier's {@link NativeThreadState#slices()} then: any change means it woke up in between. */
+        long slicesAtAsleep;
         /** The tasks-run count of the task last asked to give way, so that it is asked once. */
         long gaveWayRuns = -1;
         /** The {@code /proc} view of the carrier last checked for native blocking, kept open. */
@@ -488,6 +505,11 @@ final class Sysmon implements Runnable {
         return lock == ReentrantLock.class || lock == ReentrantReadWriteLock.class;
     }
 
+    /** The CPU time of {@code m}'s thread, or -1 where the JVM cannot tell (then it is not used). */
+    private static long cpuTime(Carrier m) {
+        return CPU_TIME ? THREADS.getThreadCpuTime(m.threadId()) : -1;
+    }
+
     /**
      * Looks in a row, this one included, at which carrier {@code m} (in the same task since the
      * watch began) was blocked.
@@ -516,9 +538,17 @@ final class Sysmon implements Runnable {
                     watch.nativeAsleepSince = 0;
                     return 0;
                 }
-                if (watch.nativeAsleepSince == 0) {
+                long cpu = cpuTime(m);
+                long slices = state == null ? -1 : state.slices();
+                if (watch.nativeAsleepSince == 0 || cpu - watch.cpuAtAsleep > RAN_NANOS
+                        || slices != watch.slicesAtAsleep) {
+                    // First seen asleep; or it ran between two looks that both found it asleep: a
+                    // carrier descheduled, or stopped at safepoints now and then (a loaded
+                    // machine, a busy collector), not one blocked in its task. Start over.
                     watch.nativeAsleepSince = now;
                     watch.futexOnly = true;
+                    watch.cpuAtAsleep = cpu;
+                    watch.slicesAtAsleep = slices;
                 }
                 watch.futexOnly &= look == NativeThreadState.FUTEX;
                 return watch.blockedLooks + 1;

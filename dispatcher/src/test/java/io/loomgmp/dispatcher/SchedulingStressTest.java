@@ -31,7 +31,7 @@ class SchedulingStressTest {
         AtomicLong submitted = new AtomicLong();
         AtomicLong completed = new AtomicLong();
         SplittableRandom random = new SplittableRandom(42 + procs);
-        try (GmpScheduler s = GmpScheduler.builder().procs(procs).name("soak" + procs)
+        try (GmpScheduler s = GmpScheduler.builder().procs(procs).name("soak" + procs).withoutSysmon()
                 .keepAlive(Duration.ofMillis(100)).build()) {
             long end = System.nanoTime() + duration.toNanos();
             int rounds = 0;

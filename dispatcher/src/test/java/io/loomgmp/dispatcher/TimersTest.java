@@ -226,7 +226,7 @@ class TimersTest {
         }
     }
 
-    private static Scheduling schedulingOf(GmpScheduler s) {
+    static Scheduling schedulingOf(GmpScheduler s) {
         try {
             var field = GmpScheduler.class.getDeclaredField("scheduling");
             field.setAccessible(true);
