@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.SharedSecrets;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Queue;
@@ -8,7 +10,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
-import java.util.function.Function;
 
 /**
  * A carrier scheduler built on Go's G-M-P design: {@code procs} processors (P), each with a
@@ -22,7 +23,13 @@ import java.util.function.Function;
  * caller choose (see {@link Placement}). See {@code Scheduling} for how it works.
  */
 public final class GmpScheduler implements Executor, AutoCloseable {
-    private final Scheduling scheduling;
+    static {
+        // The Loom bridge's hooks (io.loomgmp.dispatcher.loom.LoomSupport) reach the internals through it.
+        SharedSecrets.setDispatcherAccess(new LoomBridgeAccess());
+    }
+
+    /** Package-private for {@link LoomBridgeAccess}. */
+    final Scheduling scheduling;
     /** Run once each by {@link #close}; e.g. unregistering the MXBean ({@link GmpSchedulerMXBeans}). */
     private final Queue<Runnable> closeActions = new ConcurrentLinkedQueue<>();
 
@@ -87,75 +94,6 @@ public final class GmpScheduler implements Executor, AutoCloseable {
     public Future<?> schedule(Runnable task, long delayNanos) {
         Objects.requireNonNull(task, "task");
         return scheduling.schedule(task, delayNanos);
-    }
-
-    /**
-     * Replaces the carrier locator (see {@link CarrierLocator}). The Loom bridge calls this to see
-     * through a mounted virtual thread to its carrier; set it before submitting work from
-     * virtual threads.
-     */
-    public void carrierLocator(CarrierLocator locator) {
-        scheduling.carrierLocator = Objects.requireNonNull(locator, "locator");
-    }
-
-    /**
-     * Sets how JFR events find the thread a task belongs to: for a virtual thread's continuation,
-     * that virtual thread (events carry its id, and a run that neither yielded nor was preempted
-     * ended "finished" if the thread terminated, else "parked"); null for anything else (the
-     * default for every task). Called only while such an event is being recorded. The Loom
-     * bridge sets it.
-     */
-    public void taskThread(Function<Runnable, Thread> taskThread) {
-        scheduling.taskThread = Objects.requireNonNull(taskThread, "taskThread");
-    }
-
-    /**
-     * Whether the calling thread is one of this scheduler's carriers and is running {@code task}
-     * itself: a task that re-submits itself from its own carrier is yielding. The Loom bridge
-     * uses this to tell a {@code Thread.yield} (which goes to the global queue) from a carrier
-     * waking another virtual thread (which is a hand-off).
-     */
-    public boolean isCurrentTask(Runnable task) {
-        return scheduling.isCurrentTask(task);
-    }
-
-    /**
-     * The fast path of a preemption poll: whether sysmon has asked any P of any scheduler in this
-     * JVM to give up its running task. One volatile read (a plain load on x86).
-     */
-    public static boolean preemptPending() {
-        return Preemption.anyPending();
-    }
-
-    /**
-     * The slow path of a preemption poll: if {@code carrier} is a carrier of any GMP scheduler
-     * and its P has an open preemption request, takes the request and returns true; the caller
-     * (running on that carrier) should then yield. {@code carrier} must be the carrier the
-     * calling code runs on.
-     */
-    public static boolean takePreemptRequest(Thread carrier) {
-        // m.p may have been handed to another carrier while m's task was blocked: only m's own P counts.
-        Carrier m = Carriers.of(carrier);
-        if (m != null && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
-            m.yieldingAtPoll = true; // on m's own OS thread: the yield that follows goes to the yielded lane
-            if (Events.on()) {
-                Events.yieldingAtPoll(m);
-                Events.preemptHonoured(m.p, m);
-            }
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * Whether {@code carrier} is a carrier of any GMP scheduler whose P has tasks queued (its ring
-     * or runnext). A racy heuristic, like the JDK's {@code ForkJoinWorkerThread.hasKnownQueuedWork}
-     * that the agent answers with it: a virtual thread about to block should not spin while the
-     * task that would release it waits in its own carrier's queue.
-     */
-    public static boolean hasQueuedWork(Thread carrier) {
-        Carrier m = Carriers.of(carrier);
-        return m != null && m.p != null && !m.p.runQueue.isEmpty();
     }
 
     /** Whether {@code thread} is one of this scheduler's carriers. */

@@ -68,7 +68,7 @@ final class Scheduling {
     Runnable loopFaultForTests;
 
     volatile CarrierLocator carrierLocator;
-    /** The thread a task belongs to, for JFR events; see {@link GmpScheduler#taskThread}. */
+    /** The thread a task belongs to, for JFR events; see {@link io.loomgmp.dispatcher.loom.LoomSupport#taskThread}. */
     volatile Function<Runnable, Thread> taskThread = task -> null;
 
     Scheduling(String name, int procs, int maxCarriers, Duration timeSlice, Duration keepAlive,

@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.LoomSupport;
 import io.loomgmp.jfr.Settings;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -55,7 +56,7 @@ class FlightRecordingTest {
         // The scheduler first, as under the agent: it exists before any recording starts.
         try (GmpScheduler s = GmpScheduler.builder().procs(2).timeSlice(Duration.ofMillis(1))
                 .name("jfrtest").build()) {
-            s.taskThread(task -> task instanceof Labelled l ? l.thread() : null);
+            LoomSupport.taskThread(s, task -> task instanceof Labelled l ? l.thread() : null);
             try (Recording recording = new Recording(Settings.configuration(Settings.TRACE))) {
                 recording.start();
                 Probe.awaitTrue(() -> FlightRecording.on, BOUND, s, "the scheduler to see the recording");

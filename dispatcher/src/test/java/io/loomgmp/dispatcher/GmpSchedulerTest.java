@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.LoomSupport;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -159,7 +160,7 @@ class GmpSchedulerTest {
     void theCarrierLocatorDecidesWhetherASubmissionIsLocal() {
         // A locator that never sees a carrier: even RUNNEXT submissions from a carrier go global.
         try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
-            s.carrierLocator(() -> null);
+            LoomSupport.carrierLocator(s, () -> null);
             CountDownLatch done = new CountDownLatch(100);
             s.execute(() -> {
                 for (int i = 0; i < 100; i++) {

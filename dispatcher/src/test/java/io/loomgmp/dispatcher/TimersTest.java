@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.LoomSupport;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -189,7 +190,7 @@ class TimersTest {
             Runnable[] hog = new Runnable[1];
             hog[0] = () -> {
                 while (System.nanoTime() - until < 0 && fired.getCount() > 0) {
-                    if (GmpScheduler.preemptPending() && GmpScheduler.takePreemptRequest(Thread.currentThread())) {
+                    if (LoomSupport.preemptPending() && LoomSupport.takePreemptRequest(Thread.currentThread())) {
                         yields.incrementAndGet();
                         s.submit(hog[0], Placement.YIELD);
                         return;

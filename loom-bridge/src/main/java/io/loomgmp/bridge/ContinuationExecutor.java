@@ -2,6 +2,7 @@ package io.loomgmp.bridge;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.Placement;
+import io.loomgmp.dispatcher.loom.LoomSupport;
 
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -51,8 +52,8 @@ final class ContinuationExecutor implements Executor {
         } catch (NoClassDefFoundError e) {
             throw new IllegalStateException(BridgeAccess.missingAccessMessage(), e);
         }
-        scheduler.carrierLocator(CarrierAccess::currentCarrierThread);
-        scheduler.taskThread(TaskThreads::of); // JFR events name the virtual thread
+        LoomSupport.carrierLocator(scheduler, CarrierAccess::currentCarrierThread);
+        LoomSupport.taskThread(scheduler, TaskThreads::of); // JFR events name the virtual thread
         return new ContinuationExecutor(scheduler);
     }
 
@@ -63,7 +64,7 @@ final class ContinuationExecutor implements Executor {
     @Override
     public void execute(Runnable continuation) {
         Placement placement;
-        if (Thread.currentThread().isVirtual() || !scheduler.isCurrentTask(continuation)) {
+        if (Thread.currentThread().isVirtual() || !LoomSupport.isCurrentTask(scheduler, continuation)) {
             placement = Placement.RUNNEXT;
         } else {
             placement = Placement.YIELD;

@@ -1,6 +1,7 @@
 package io.loomgmp.bridge;
 
 import io.loomgmp.dispatcher.GmpScheduler;
+import io.loomgmp.dispatcher.loom.LoomSupport;
 
 import java.util.Optional;
 
@@ -41,7 +42,7 @@ public final class Gmp {
      * is a no-op: sysmon asks again after another time slice. It never throws.
      */
     public static void checkpoint() {
-        if (GmpScheduler.preemptPending()) {
+        if (LoomSupport.preemptPending()) {
             checkpointSlow();
         }
     }
@@ -49,7 +50,7 @@ public final class Gmp {
     /** Some request is open, maybe for another P: take this carrier's request, if it has one. */
     private static void checkpointSlow() {
         if (Thread.currentThread().isVirtual() && Carriers.VISIBLE
-                && GmpScheduler.takePreemptRequest(CarrierAccess.currentCarrierThread())) {
+                && LoomSupport.takePreemptRequest(CarrierAccess.currentCarrierThread())) {
             Thread.yield();
         }
     }

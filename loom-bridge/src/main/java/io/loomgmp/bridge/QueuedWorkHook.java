@@ -1,6 +1,6 @@
 package io.loomgmp.bridge;
 
-import io.loomgmp.dispatcher.GmpScheduler;
+import io.loomgmp.dispatcher.loom.LoomSupport;
 
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.Label;
@@ -18,7 +18,7 @@ import java.util.function.BooleanSupplier;
  * knows only ForkJoinPool. On GMP a virtual thread that hands a token to its partner puts the
  * partner in its own P's runnext and then spins in vain: the partner cannot run until it parks.
  * {@link ForkJoinWorkerThreadRewriter} makes the JDK method return true first when
- * {@link #CLASS_NAME}{@code .queuedWork()} does, which asks {@link GmpScheduler#hasQueuedWork}.
+ * {@link #CLASS_NAME}{@code .queuedWork()} does, which asks {@link LoomSupport#hasQueuedWork}.
  *
  * <p>The hook is generated and defined <em>in</em> {@code java.util.concurrent} (like
  * {@link SchedulerHook} in {@code java.lang}), as the JDK method can only see classes of its own
@@ -51,7 +51,7 @@ final class QueuedWorkHook {
     static void define() throws IllegalAccessException, NoSuchFieldException {
         MethodHandles.Lookup inJuc = MethodHandles.privateLookupIn(ForkJoinWorkerThread.class, MethodHandles.lookup());
         Class<?> hook = inJuc.defineClass(classBytes());
-        BooleanSupplier probe = () -> GmpScheduler.hasQueuedWork(CarrierAccess.currentCarrierThread());
+        BooleanSupplier probe = () -> LoomSupport.hasQueuedWork(CarrierAccess.currentCarrierThread());
         MethodHandles.privateLookupIn(hook, MethodHandles.lookup())
                 .findStaticVarHandle(hook, FIELD, BooleanSupplier.class)
                 .setVolatile(probe);

@@ -2,6 +2,7 @@ package io.loomgmp.bridge.probe;
 
 import io.loomgmp.bridge.Gmp;
 import io.loomgmp.dispatcher.GmpScheduler;
+import io.loomgmp.dispatcher.loom.LoomSupport;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,10 +24,10 @@ public final class CheckpointWithoutAccessProbe {
                 }
             });
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!GmpScheduler.preemptPending() && System.nanoTime() < deadline) {
+            while (!LoomSupport.preemptPending() && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
-            System.out.println("pending=" + GmpScheduler.preemptPending());
+            System.out.println("pending=" + LoomSupport.preemptPending());
 
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Runnable polls = () -> {
@@ -41,7 +42,7 @@ public final class CheckpointWithoutAccessProbe {
             Thread.ofVirtual().start(polls).join();
             polls.run();
             System.out.println("thrown=" + (thrown.get() == null ? "nothing" : thrown.get()));
-            System.out.println("pendingAfter=" + GmpScheduler.preemptPending());
+            System.out.println("pendingAfter=" + LoomSupport.preemptPending());
             stop.set(true);
         }
     }

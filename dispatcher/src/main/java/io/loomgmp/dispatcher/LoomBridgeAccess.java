@@ -1,0 +1,54 @@
+package io.loomgmp.dispatcher;
+
+import io.loomgmp.dispatcher.loom.DispatcherAccess;
+import io.loomgmp.dispatcher.loom.LoomSupport;
+
+import java.util.function.Function;
+
+/**
+ * The dispatcher's side of {@link LoomSupport}: the Loom bridge's hooks into package-private
+ * internals. {@link GmpScheduler}'s static initialiser installs the one instance. See
+ * {@link LoomSupport} for what each method does; it checks the arguments.
+ */
+final class LoomBridgeAccess implements DispatcherAccess {
+    @Override
+    public void carrierLocator(GmpScheduler scheduler, CarrierLocator locator) {
+        scheduler.scheduling.carrierLocator = locator;
+    }
+
+    @Override
+    public void taskThread(GmpScheduler scheduler, Function<Runnable, Thread> taskThread) {
+        scheduler.scheduling.taskThread = taskThread;
+    }
+
+    @Override
+    public boolean isCurrentTask(GmpScheduler scheduler, Runnable task) {
+        return scheduler.scheduling.isCurrentTask(task);
+    }
+
+    @Override
+    public boolean preemptPending() {
+        return Preemption.anyPending();
+    }
+
+    @Override
+    public boolean takePreemptRequest(Thread carrier) {
+        // m.p may have been handed to another carrier while m's task was blocked: only m's own P counts.
+        Carrier m = Carriers.of(carrier);
+        if (m != null && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
+            m.yieldingAtPoll = true; // on m's own OS thread: the yield that follows goes to the yielded lane
+            if (Events.on()) {
+                Events.yieldingAtPoll(m);
+                Events.preemptHonoured(m.p, m);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public boolean hasQueuedWork(Thread carrier) {
+        Carrier m = Carriers.of(carrier);
+        return m != null && m.p != null && !m.p.runQueue.isEmpty();
+    }
+}

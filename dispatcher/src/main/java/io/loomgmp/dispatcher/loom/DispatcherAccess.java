@@ -1,0 +1,28 @@
+package io.loomgmp.dispatcher.loom;
+
+import io.loomgmp.dispatcher.CarrierLocator;
+import io.loomgmp.dispatcher.GmpScheduler;
+
+import java.util.function.Function;
+
+/**
+ * What {@link LoomSupport} needs of the dispatcher's package-private internals, in the manner of
+ * the JDK's shared secrets: implemented by a package-private class of
+ * {@code io.loomgmp.dispatcher}, which {@code GmpScheduler}'s static initialiser installs with
+ * {@link SharedSecrets#setDispatcherAccess}. For the Loom bridge only; {@code module-info}
+ * exports this package to {@code io.loomgmp.bridge} alone. See {@link LoomSupport} for what each
+ * method does.
+ */
+public interface DispatcherAccess {
+    void carrierLocator(GmpScheduler scheduler, CarrierLocator locator);
+
+    void taskThread(GmpScheduler scheduler, Function<Runnable, Thread> taskThread);
+
+    boolean isCurrentTask(GmpScheduler scheduler, Runnable task);
+
+    boolean preemptPending();
+
+    boolean takePreemptRequest(Thread carrier);
+
+    boolean hasQueuedWork(Thread carrier);
+}

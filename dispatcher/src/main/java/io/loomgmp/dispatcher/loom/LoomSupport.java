@@ -1,0 +1,94 @@
+package io.loomgmp.dispatcher.loom;
+
+import io.loomgmp.dispatcher.CarrierLocator;
+import io.loomgmp.dispatcher.GmpScheduler;
+
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The dispatcher's hooks for the Loom bridge only; {@code module-info} exports this package to
+ * {@code io.loomgmp.bridge} alone. Applications use {@link GmpScheduler}, whose Builder's
+ * {@code carrierLocator(...)}, {@code submit(Runnable, Placement)} and {@code schedule} remain
+ * public.
+ *
+ * <p>Each method reaches the dispatcher's package-private internals through the
+ * {@link DispatcherAccess} that {@code GmpScheduler}'s static initialiser installs; this class's
+ * initialiser initialises {@code GmpScheduler} first. The access sits in a static final field
+ * and has a single implementation, so the JIT inlines each call down to the dispatcher's own code:
+ * {@link #preemptPending()} stays one volatile read.
+ */
+public final class LoomSupport {
+    private static final DispatcherAccess ACCESS = access();
+
+    private LoomSupport() {
+    }
+
+    private static DispatcherAccess access() {
+        try {
+            // Runs GmpScheduler's static initialiser, which installs the access.
+            Class.forName("io.loomgmp.dispatcher.GmpScheduler", true, LoomSupport.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("io.loomgmp.dispatcher.GmpScheduler not found", e);
+        }
+        return Objects.requireNonNull(SharedSecrets.dispatcherAccess(), "GmpScheduler installed no access");
+    }
+
+    /**
+     * Replaces {@code scheduler}'s carrier locator (see {@link CarrierLocator}), which the Builder
+     * set. The Loom bridge calls this to see through a mounted virtual thread to its carrier; set
+     * it before submitting work from virtual threads.
+     */
+    public static void carrierLocator(GmpScheduler scheduler, CarrierLocator locator) {
+        ACCESS.carrierLocator(Objects.requireNonNull(scheduler, "scheduler"), Objects.requireNonNull(locator, "locator"));
+    }
+
+    /**
+     * Sets how {@code scheduler}'s JFR events find the thread a task belongs to: for a virtual
+     * thread's continuation, that virtual thread (events carry its id, and a run that neither
+     * yielded nor was preempted ended "finished" if the thread terminated, else "parked"); null
+     * for anything else (the default for every task). Called only while such an event is being
+     * recorded. The Loom bridge sets it.
+     */
+    public static void taskThread(GmpScheduler scheduler, Function<Runnable, Thread> taskThread) {
+        ACCESS.taskThread(Objects.requireNonNull(scheduler, "scheduler"), Objects.requireNonNull(taskThread, "taskThread"));
+    }
+
+    /**
+     * Whether the calling thread is one of {@code scheduler}'s carriers and is running
+     * {@code task} itself: a task that re-submits itself from its own carrier is yielding. The
+     * Loom bridge uses this to tell a {@code Thread.yield} (which goes to the global queue) from a
+     * carrier waking another virtual thread (which is a hand-off).
+     */
+    public static boolean isCurrentTask(GmpScheduler scheduler, Runnable task) {
+        return ACCESS.isCurrentTask(scheduler, task);
+    }
+
+    /**
+     * The fast path of a preemption poll: whether sysmon has asked any P of any scheduler in this
+     * JVM to give up its running task. One volatile read (a plain load on x86) once inlined.
+     */
+    public static boolean preemptPending() {
+        return ACCESS.preemptPending();
+    }
+
+    /**
+     * The slow path of a preemption poll: if {@code carrier} is a carrier of any GMP scheduler
+     * and its P has an open preemption request, takes the request and returns true; the caller
+     * (running on that carrier) should then yield. {@code carrier} must be the carrier the
+     * calling code runs on.
+     */
+    public static boolean takePreemptRequest(Thread carrier) {
+        return ACCESS.takePreemptRequest(carrier);
+    }
+
+    /**
+     * Whether {@code carrier} is a carrier of any GMP scheduler whose P has tasks queued (its ring
+     * or runnext). A racy heuristic, like the JDK's {@code ForkJoinWorkerThread.hasKnownQueuedWork}
+     * that the agent answers with it: a virtual thread about to block should not spin while the
+     * task that would release it waits in its own carrier's queue.
+     */
+    public static boolean hasQueuedWork(Thread carrier) {
+        return ACCESS.hasQueuedWork(carrier);
+    }
+}
