@@ -92,6 +92,9 @@ public interface GmpSchedulerMXBean {
     /** Timers run so far: sleeps and timeouts that expired. */
     long getTimersFired();
 
+    /** Failures inside the scheduler (not in tasks) that it recovered from; see {@link SchedulerFailure}. */
+    long getFailures();
+
     /**
      * Go's {@code GODEBUG=schedtrace} line, timed from the JVM's start, e.g.
      * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0]}.

@@ -161,54 +161,39 @@ final class RunLoop {
             }
             Runnable task;
             if (!preempted) {
-                task = p.runQueue.pollNext();
+                task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, Events.SOURCE_RUNNEXT, false);
                 if (task != null) {
-                    p.count(Counter.RUNNEXT_HITS);
-                    m.events.runSource = Events.SOURCE_RUNNEXT;
                     return task;
                 }
             }
             // 2. Global work that has waited long enough, ahead of the local ring: on the fairness
             // tick a yielded task or else a ready one, and a ready task when none was taken for
             // GLOBAL_CHECK_NANOS. (With the ring empty, steps 4 and 5 take them anyway.)
-            task = p.runQueue.isEmpty() ? null : pollGlobalWhenDue(p);
+            task = took(m, p, p.runQueue.isEmpty() ? null : pollGlobalWhenDue(p), Counter.FAIRNESS_TICK_GRABS,
+                    Events.SOURCE_FAIRNESS, true);
             if (task != null) {
-                p.count(Counter.FAIRNESS_TICK_GRABS);
-                p.tick();
-                m.events.runSource = Events.SOURCE_FAIRNESS;
                 return task;
             }
             // 3. The local ring.
-            task = p.runQueue.poll();
+            task = took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, Events.SOURCE_LOCAL, true);
             if (task != null) {
-                p.count(Counter.LOCAL_POPS);
-                p.tick();
-                m.events.runSource = Events.SOURCE_LOCAL;
                 return task;
             }
             // 4. A batch of ready tasks from the global queue.
-            task = grabReadyBatch(p);
+            task = took(m, p, grabReadyBatch(p), null, Events.SOURCE_GLOBAL, true);
             if (task != null) {
-                p.tick();
-                m.events.runSource = Events.SOURCE_GLOBAL;
                 return task;
             }
             // The skipped runnext, now with a new time slice, before yielded work.
             if (preempted) {
-                task = p.runQueue.pollNext();
+                task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, Events.SOURCE_RUNNEXT, true);
                 if (task != null) {
-                    p.count(Counter.RUNNEXT_HITS);
-                    p.tick();
-                    m.events.runSource = Events.SOURCE_RUNNEXT;
                     return task;
                 }
             }
             // 5. One yielded task: each may run a whole time slice, so no batch.
-            task = scheduling.global.pollYielded();
+            task = took(m, p, scheduling.global.pollYielded(), Counter.GLOBAL_GRABS, Events.SOURCE_GLOBAL, true);
             if (task != null) {
-                p.count(Counter.GLOBAL_GRABS);
-                p.tick();
-                m.events.runSource = Events.SOURCE_GLOBAL;
                 return task;
             }
             // 6. Due timers of other Ps, idle or busy (Go's stealWork runs them): their carrier
@@ -223,10 +208,8 @@ final class RunLoop {
                 if (!m.spinning) {
                     idle.startSpinning(m, p);
                 }
-                task = stealWork(m, p);
+                task = took(m, p, stealWork(m, p), null, Events.SOURCE_STOLEN, true);
                 if (task != null) {
-                    p.tick();
-                    m.events.runSource = Events.SOURCE_STOLEN;
                     return task;
                 }
             }
@@ -315,19 +298,8 @@ final class RunLoop {
         if (!ran) {
             return null;
         }
-        Runnable task = p.runQueue.pollNext();
-        if (task != null) {
-            p.count(Counter.RUNNEXT_HITS);
-            m.events.runSource = Events.SOURCE_RUNNEXT;
-            return task;
-        }
-        task = p.runQueue.poll();
-        if (task != null) {
-            p.count(Counter.LOCAL_POPS);
-            p.tick();
-            m.events.runSource = Events.SOURCE_LOCAL;
-        }
-        return task;
+        Runnable task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, Events.SOURCE_RUNNEXT, false);
+        return task != null ? task : took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, Events.SOURCE_LOCAL, true);
     }
     /**
      * Owner of {@code p}, whose ring is empty. Takes {@code min(ready/procs + 1, 128)} ready tasks
@@ -424,6 +396,25 @@ final class RunLoop {
         return ran;
     }
 
+
+    /**
+     * Owner of {@code p}: accounts for {@code task}, just taken (or null: nothing was), in
+     * {@code counter} and the run event's {@code source}; {@code newSlice}: it starts a new time
+     * slice (everything but runnext does). Returns {@code task}.
+     */
+    private static Runnable took(Carrier m, Processor p, Runnable task, Counter counter, String source,
+                                 boolean newSlice) {
+        if (task != null) {
+            if (counter != null) {
+                p.count(counter);
+            }
+            if (newSlice) {
+                p.tick();
+            }
+            m.events.runSource = source;
+        }
+        return task;
+    }
 
     /** Must hold the lock. {@code m} gives up its P, whose queue is empty. */
     private void release(Carrier m) {

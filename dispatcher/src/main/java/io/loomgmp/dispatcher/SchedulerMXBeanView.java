@@ -162,6 +162,11 @@ final class SchedulerMXBeanView implements GmpSchedulerMXBean {
         return longOf(SchedulerSnapshot::timersFired);
     }
 
+    @Override
+    public long getFailures() {
+        return longOf(SchedulerSnapshot::failures);
+    }
+
     /** Timed from the JVM's start, as Go's line is timed from the program's. */
     @Override
     public String getSchedtraceLine() {

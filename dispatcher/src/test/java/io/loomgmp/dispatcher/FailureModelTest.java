@@ -34,14 +34,22 @@ class FailureModelTest {
         final List<Thread> made = new ArrayList<>();
         final AtomicInteger refused = new AtomicInteger();
         volatile int limit;
+        /** Beyond the first two carriers, refuse about one start in this many too (0: never). */
+        final int refuseOneIn;
 
         LimitedFactory(int limit) {
+            this(limit, 0);
+        }
+
+        LimitedFactory(int limit, int refuseOneIn) {
             this.limit = limit;
+            this.refuseOneIn = refuseOneIn;
         }
 
         @Override
         public synchronized Thread newThread(Runnable carrier) {
-            if (made.size() >= limit) {
+            if (made.size() >= limit || refuseOneIn > 0 && made.size() >= 2
+                    && java.util.concurrent.ThreadLocalRandom.current().nextInt(refuseOneIn) == 0) {
                 refused.incrementAndGet();
                 throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached (test)");
             }
@@ -152,7 +160,7 @@ class FailureModelTest {
             recording.enable("loomgmp.Run");
             recording.start();
             GmpScheduler s = GmpScheduler.builder().procs(2).uncaughtExceptionHandler(reports).build();
-            s.taskThread(task -> {
+            io.loomgmp.dispatcher.loom.LoomSupport.taskThread(s, task -> {
                 throw new IllegalStateException("taskThread failed (test)");
             });
             int tasks = 500;
@@ -395,15 +403,7 @@ class FailureModelTest {
             }
         }));
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
-            int tasks = 20_000;
-            CountDownLatch done = new CountDownLatch(tasks);
-            for (int i = 0; i < tasks; i++) {
-                s.submit(() -> {
-                    Probe.spin(Duration.ofNanos(20_000));
-                    s.submit(done::countDown, Placement.GLOBAL);
-                }, Placement.GLOBAL);
-            }
-            Probe.await(done, Duration.ofSeconds(60), s, "the computing tasks");
+            HandoffTest.computeAndSubmit(s, Duration.ofSeconds(60));
             assertEquals(0, s.snapshot().handoffs(), s.snapshot().toString());
         } finally {
             stop.set(true);

@@ -83,17 +83,22 @@ class HandoffTest {
         // Carriers that compute, and that queue for the scheduler lock while submitting to the
         // global queue, are not blocked: sysmon must leave their Ps alone.
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
-            int tasks = 20_000;
-            CountDownLatch done = new CountDownLatch(tasks);
-            for (int i = 0; i < tasks; i++) {
-                s.submit(() -> {
-                    Probe.spin(Duration.ofNanos(20_000));
-                    s.submit(done::countDown, Placement.GLOBAL);
-                }, Placement.GLOBAL);
-            }
-            Probe.await(done, BOUND, s, "the computing tasks");
+            computeAndSubmit(s, BOUND);
             assertEquals(0, s.snapshot().handoffs(), s.snapshot().toString());
         }
+    }
+
+    /** 20,000 tasks that compute for 20 µs and submit to the global queue; waits for them all. */
+    static void computeAndSubmit(GmpScheduler s, Duration bound) {
+        int tasks = 20_000;
+        CountDownLatch done = new CountDownLatch(tasks);
+        for (int i = 0; i < tasks; i++) {
+            s.submit(() -> {
+                Probe.spin(Duration.ofNanos(20_000));
+                s.submit(done::countDown, Placement.GLOBAL);
+            }, Placement.GLOBAL);
+        }
+        Probe.await(done, bound, s, "the computing tasks");
     }
 
     @Test

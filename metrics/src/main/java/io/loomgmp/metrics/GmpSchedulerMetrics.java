@@ -47,6 +47,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>loomgmp.handoffs</td><td>counter</td><td></td><td></td><td>handoffs</td></tr>
  *   <tr><td>loomgmp.timers.pending</td><td>gauge</td><td></td><td></td><td>pendingTimers()</td></tr>
  *   <tr><td>loomgmp.timers.fired</td><td>counter</td><td></td><td></td><td>timersFired</td></tr>
+ *   <tr><td>loomgmp.failures</td><td>counter</td><td></td><td></td><td>failures</td></tr>
  * </table>
  * Base units follow Micrometer's binders: {@code tasks} and {@code threads} where a meter counts
  * those; none for Ps (as {@code system.cpu.count}) and for counts of events such as steals (as
@@ -162,6 +163,9 @@ public final class GmpSchedulerMetrics implements MeterBinder {
                 SchedulerSnapshot::pendingTimers);
         counter(registry, "loomgmp.timers.fired", null, "Timers run: sleeps and timeouts that expired",
                 SchedulerSnapshot::timersFired);
+        counter(registry, "loomgmp.failures", null,
+                "Failures inside the scheduler it recovered from (see SchedulerFailure)",
+                SchedulerSnapshot::failures);
     }
 
     /**
