@@ -78,10 +78,11 @@ class GmpSchedulerMXBeansTest {
             assertEquals(snapshot.handoffs(), attributes.get("Handoffs"));
             assertEquals(snapshot.pendingTimers(), attributes.get("PendingTimers"));
             assertEquals(snapshot.timersFired(), attributes.get("TimersFired"));
+            assertEquals(snapshot.failures(), attributes.get("Failures"));
             String line = (String) attributes.get("SchedtraceLine");
             assertTrue(line.matches("SCHED \\d+ms: gomaxprocs=2 idleprocs=2 threads=\\d+ spinningthreads=0"
                     + " idlethreads=\\d+ runqueue=0 \\[0 0]"), line);
-            assertEquals(28, attributes.size(), "every attribute checked above: " + attributes.keySet());
+            assertEquals(29, attributes.size(), "every attribute checked above: " + attributes.keySet());
 
             // JConsole reads several at once; a typed proxy is what an application would use.
             AttributeList some = SERVER.getAttributes(name, new String[] {"Procs", "TasksRun"});

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
@@ -13,8 +14,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -145,14 +144,16 @@ class GmpSchedulerTest {
                 after.countDown();
             });
             Probe.await(after, BOUND, s, "the task after the failures");
-            assertEquals(3, failures.size());
-            assertInstanceOf(IllegalArgumentException.class, failures.get(0));
-            assertInstanceOf(IllegalStateException.class, failures.get(1));
-            assertInstanceOf(StackOverflowError.class, failures.get(2));
+            // On a loaded machine a carrier printing the failing handler's trace can block long
+            // enough for sysmon to hand its P off: the reports may then come from two carriers.
+            Probe.awaitTrue(() -> failures.size() == 3, BOUND, s, "three reports");
+            assertEquals(Set.of(IllegalArgumentException.class, IllegalStateException.class, StackOverflowError.class),
+                    Set.copyOf(failures.stream().map(Object::getClass).toList()));
             for (Thread carrier : failedOn) {
-                assertSame(carrierAfter.get(), carrier, "the same carrier survived every failure");
+                assertTrue(carrier.isAlive(), carrier + " did not survive a failing task");
             }
-            assertTrue(carrierAfter.get().isAlive());
+            assertTrue(failedOn.contains(carrierAfter.get()) || s.snapshot().handoffs() > 0,
+                    "the task after the failures ran on a carrier that ran none of them, without a hand-off");
         }
     }
 

@@ -34,7 +34,7 @@ class GmpSchedulerMetricsTest {
     private static final List<String> COUNTERS = List.of("loomgmp.tasks.run", "loomgmp.runnext.hits",
             "loomgmp.local.pops", "loomgmp.global.grabs", "loomgmp.fairness.grabs", "loomgmp.steals",
             "loomgmp.steals.tasks", "loomgmp.overflows", "loomgmp.carrier.parks", "loomgmp.carrier.spins",
-            "loomgmp.preemptions", "loomgmp.handoffs", "loomgmp.timers.fired");
+            "loomgmp.preemptions", "loomgmp.handoffs", "loomgmp.timers.fired", "loomgmp.failures");
 
     /** Every meter read takes a fresh snapshot, so a test sees the effect of what it just did. */
     private static MeterRegistry bind(GmpScheduler scheduler, Tag... tags) {
@@ -69,8 +69,8 @@ class GmpSchedulerMetricsTest {
             expected.addAll(List.of("loomgmp.procs", "loomgmp.procs.idle", "loomgmp.carriers", "loomgmp.carriers.max",
                     "loomgmp.queue.global", "loomgmp.queue.local", "loomgmp.timers.pending"));
             assertEquals(expected, names);
-            // 4 carrier states and 2 Ps: 13 counters + 5 single gauges + 4 + 2
-            assertEquals(24, registry.getMeters().size());
+            // 4 carrier states and 2 Ps: 14 counters + 5 single gauges + 4 + 2
+            assertEquals(25, registry.getMeters().size());
 
             Gauge procs = registry.get("loomgmp.procs").gauge();
             assertEquals(2, procs.value());
