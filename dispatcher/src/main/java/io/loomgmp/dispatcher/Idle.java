@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       <em>then</em> re-checks the global queue, every local queue and the timers
  *       ({@link #spinnerFoundNothing}). A submitter queues its task, <em>then</em> reads
  *       {@link #spinning} ({@link #wakeP}). Either the re-check sees the task, or the submitter
- *       sees the decrement and wakes a carrier (jcstress: {@code WakePVsSpinnerRelease}).</li>
+ *       sees the decrement and wakes a carrier.</li>
  *   <li>Any carrier that gives up its P publishes it idle ({@link #putP}, a volatile write of the
  *       idle count), and only then checks the global queue and the timers before parking
  *       ({@code Carriers.park}). The global queue is lock-free, so its put does not order
