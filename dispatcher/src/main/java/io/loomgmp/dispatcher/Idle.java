@@ -101,7 +101,7 @@ final class Idle {
         p.holder = null;
         // After the holder's volatile write: a request sysmon made for the task that is gone is
         // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
-        // (Preemption.request; jcstress: PreemptRequestVsIdle).
+        // (Preemption.request).
         Preemption.take(p);
         idlePs.push(p);
         idleProcs = idlePs.size();
