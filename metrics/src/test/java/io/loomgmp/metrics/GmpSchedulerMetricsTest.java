@@ -88,7 +88,7 @@ class GmpSchedulerMetricsTest {
                 FunctionCounter counter = registry.get(name).functionCounter();
                 String unit = counter.getId().getBaseUnit();
                 boolean countsTasks = name.equals("loomgmp.steals.tasks") || !name.matches(
-                        "loomgmp\\.(steals|overflows|carrier\\.parks|carrier\\.spins|preemptions|handoffs|timers\\.fired)");
+                        "loomgmp\\.(steals|overflows|carrier\\.parks|carrier\\.spins|preemptions|handoffs|timers\\.fired|failures)");
                 assertEquals(countsTasks ? "tasks" : null, unit, name);
             }
         }
