@@ -1,7 +1,9 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
@@ -22,10 +24,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       P: the P is retaken ({@link Processor#retake}) and given to an idle carrier or a new one,
  *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
- *       BLOCKED, WAITING or TIMED_WAITING (parked, pinned virtual thread, monitor) other than
- *       waiting to acquire a lock ({@link #isQueuedForALock}); or RUNNABLE for the JVM but asleep
+ *       WAITING or TIMED_WAITING (parked, pinned virtual thread) other than waiting to acquire
+ *       a lock ({@link #isQueuedForALock}); BLOCKED on a monitor for
+ *       {@link #FUTEX_HANDOFF_AFTER_NANOS}; or RUNNABLE for the JVM but asleep
  *       in the kernel ({@link NativeThreadState}), without being put on a CPU
- *       in between (nor running more than {@link #RAN_NANOS}), for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
+ *       in between (nor running more than {@link #RAN_NANOS}, nor a garbage collection ending
+ *       meanwhile: an allocating thread waits for it), for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
  *       I/O, a pipe, a FIFO) or {@link #FUTEX_HANDOFF_AFTER_NANOS} (in a futex: waiting for a
  *       class initialiser, or for the JVM itself), looked at no more often than every
  *       {@link #NATIVE_CHECK_NANOS}.</li>
@@ -111,6 +115,7 @@ final class Sysmon implements Runnable {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final boolean CPU_TIME = THREADS.isThreadCpuTimeSupported();
+    private static final List<GarbageCollectorMXBean> COLLECTORS = ManagementFactory.getGarbageCollectorMXBeans();
 
     private final Scheduling scheduling;
     private final long timeSliceNanos;
@@ -154,6 +159,8 @@ final class Sysmon implements Runnable {
         long cpuAtAsleep;
         /** The carrier's {@link NativeThreadState#slices()} then: any change means it woke up in between. */
         long slicesAtAsleep;
+        /** Garbage collections ended by then: a thread that allocates waits for them in a futex. */
+        long collectionsAtAsleep;
         /** The tasks-run count of the task last asked to give way, so that it is asked once. */
         long gaveWayRuns = -1;
         /** The {@code /proc} view of the carrier last checked for native blocking, kept open. */
@@ -505,6 +512,15 @@ final class Sysmon implements Runnable {
         return lock == ReentrantLock.class || lock == ReentrantReadWriteLock.class;
     }
 
+    /** Garbage collections ended so far, over every collector. */
+    private static long collections() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : COLLECTORS) {
+            n += Math.max(0, gc.getCollectionCount());
+        }
+        return n;
+    }
+
     /** The CPU time of {@code m}'s thread, or -1 where the JVM cannot tell (then it is not used). */
     private static long cpuTime(Carrier m) {
         return CPU_TIME ? THREADS.getThreadCpuTime(m.threadId()) : -1;
@@ -520,7 +536,18 @@ final class Sysmon implements Runnable {
             return 0; // in the kernel starting a thread for the scheduler, not blocked by its task
         }
         switch (m.thread.getState()) {
-            case BLOCKED, WAITING, TIMED_WAITING -> {
+            case BLOCKED -> {
+                // Waiting to enter a monitor: most often another thread's short critical section
+                // (a class loader's lock while a class loads), long only when its holder is
+                // descheduled on a loaded machine. Counted like a futex wait: blocking only once
+                // it has lasted FUTEX_HANDOFF_AFTER_NANOS.
+                if (watch.nativeAsleepSince == 0) {
+                    watch.nativeAsleepSince = now;
+                    watch.futexOnly = true;
+                }
+                return watch.blockedLooks + 1;
+            }
+            case WAITING, TIMED_WAITING -> {
                 watch.nativeAsleepSince = 0;
                 return isQueuedForALock(m) ? 0 : watch.blockedLooks + 1;
             }
@@ -540,15 +567,18 @@ final class Sysmon implements Runnable {
                 }
                 long cpu = cpuTime(m);
                 long slices = state == null ? -1 : state.slices();
+                long collections = collections();
                 if (watch.nativeAsleepSince == 0 || cpu - watch.cpuAtAsleep > RAN_NANOS
-                        || slices != watch.slicesAtAsleep) {
+                        || slices != watch.slicesAtAsleep || collections != watch.collectionsAtAsleep) {
                     // First seen asleep; or it ran between two looks that both found it asleep: a
                     // carrier descheduled, or stopped at safepoints now and then (a loaded
-                    // machine, a busy collector), not one blocked in its task. Start over.
+                    // machine, a busy collector), not one blocked in its task; or a collection
+                    // ended meanwhile, which it may have been waiting for. Start over.
                     watch.nativeAsleepSince = now;
                     watch.futexOnly = true;
                     watch.cpuAtAsleep = cpu;
                     watch.slicesAtAsleep = slices;
+                    watch.collectionsAtAsleep = collections;
                 }
                 watch.futexOnly &= look == NativeThreadState.FUTEX;
                 return watch.blockedLooks + 1;
