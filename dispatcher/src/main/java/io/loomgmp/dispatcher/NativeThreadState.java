@@ -30,6 +30,7 @@ import java.nio.file.Path;
  */
 final class NativeThreadState implements AutoCloseable {
     private static final byte[] FUTEX_WAIT = "futex".getBytes(StandardCharsets.US_ASCII);
+    private static final Path LOADAVG = Path.of("/proc/loadavg");
 
     private final long tid;
     private final FileChannel stat;
@@ -80,6 +81,31 @@ final class NativeThreadState implements AutoCloseable {
 
     long tid() {
         return tid;
+    }
+
+    /**
+     * Threads running or waiting for a CPU on the whole machine right now (the numerator of the
+     * fourth field of {@code /proc/loadavg}), the caller included; -1 where it cannot tell. In a
+     * container whose {@code /proc} shows the host, these are the host's threads.
+     */
+    static int runnableThreads() {
+        try {
+            byte[] loadavg = Files.readAllBytes(LOADAVG); // "0.52 0.58 0.59 3/467 12345": small, read whole
+            int field = 0;
+            int value = -1;
+            for (byte b : loadavg) {
+                if (b == ' ') {
+                    field++;
+                } else if (field == 3 && b >= '0' && b <= '9') {
+                    value = Math.max(value, 0) * 10 + (b - '0');
+                } else if (field == 3) {
+                    return value; // the '/' after the count
+                }
+            }
+            return -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /** {@link #look()}: running, waiting for a CPU, or unreadable (the thread ended). */

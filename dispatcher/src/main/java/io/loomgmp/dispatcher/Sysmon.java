@@ -26,12 +26,16 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
  *       WAITING or TIMED_WAITING (parked, pinned virtual thread) other than waiting to acquire
  *       a lock ({@link #isQueuedForALock}); BLOCKED on a monitor for
- *       {@link #FUTEX_HANDOFF_AFTER_NANOS}; or RUNNABLE for the JVM but asleep
+ *       {@link #FUTEX_HANDOFF_AFTER_NANOS} while the machine has a CPU to spare; or RUNNABLE for
+ *       the JVM but asleep
  *       in the kernel ({@link NativeThreadState}), without being put on a CPU
  *       in between (nor running more than {@link #RAN_NANOS}, nor a garbage collection ending
  *       meanwhile: an allocating thread waits for it), for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
  *       I/O, a pipe, a FIFO) or {@link #FUTEX_HANDOFF_AFTER_NANOS} (in a futex: waiting for a
- *       class initialiser, or for the JVM itself), looked at no more often than every
+ *       class initialiser, or for the JVM itself; and then only while fewer threads want a CPU
+ *       than the JVM may use, as {@code /proc/loadavg} counts them: on a loaded machine such a
+ *       wait is most likely for a descheduled lock holder or a collection, and another carrier
+ *       would only compete for the same CPUs), looked at no more often than every
  *       {@link #NATIVE_CHECK_NANOS}.</li>
  *   <li><b>wakes a carrier</b> for work queued behind a long task: a P running the same task as
  *       at the last look with tasks in its queue while another P is idle and nobody spins. A
@@ -470,6 +474,16 @@ final class Sysmon implements Runnable {
                 }
                 continue;
             }
+            if (watch.nativeAsleepSince != 0 && watch.futexOnly && !cpuToSpare()) {
+                // A futex or monitor wait on a machine with no CPU to spare is most likely a wait
+                // for a descheduled thread: a lock's holder, the JVM collecting. Another carrier
+                // would only compete for the same CPUs. Look again when the time has passed anew.
+                long again = now + FUTEX_HANDOFF_AFTER_NANOS;
+                if (lookAgainAt == 0 || again - lookAgainAt < 0) {
+                    lookAgainAt = again;
+                }
+                continue;
+            }
             Carrier to = scheduling.carriers.handOff(p, m); // counts it in handoffs
             if (to != null) {
                 if (Events.on()) {
@@ -510,6 +524,15 @@ final class Sysmon implements Runnable {
         }
         Class<?> lock = blocker.getClass().getEnclosingClass(); // ReentrantLock$NonfairSync -> ReentrantLock
         return lock == ReentrantLock.class || lock == ReentrantReadWriteLock.class;
+    }
+
+    /**
+     * Whether another carrier could run now: fewer threads want a CPU than this JVM may use
+     * (sysmon itself, which is about to sleep, not counted). True where {@code /proc} cannot tell.
+     */
+    private static boolean cpuToSpare() {
+        int runnable = NativeThreadState.runnableThreads();
+        return runnable < 0 || runnable - 1 < Runtime.getRuntime().availableProcessors();
     }
 
     /** Garbage collections ended so far, over every collector. */
