@@ -19,14 +19,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * New work wakes an idle carrier only when nobody is spinning and a P is idle: a spinning carrier
  * will find the work, and a busy P will run its own queue. The last spinner to find work calls
  * {@link #wakeP} for the rest ({@link #foundWork}). Two pairs of steps, each a store followed by a
- * load, and all of them volatile (sequentially consistent), make sure one side always sees the
- * other:
+ * load, and each ordered as if sequentially consistent, make sure one side always sees the other
+ * (a push to a P's ring publishes with release stores, so that submitter fences before it reads:
+ * {@code Scheduling.wakeAfterQueueing}):
  * <ul>
  *   <li>A spinner that finds nothing gives up its P, then decrements {@link #spinning}, and only
  *       <em>then</em> re-checks the global queue, every local queue and the timers
  *       ({@link #spinnerFoundNothing}). A submitter queues its task, <em>then</em> reads
  *       {@link #spinning} ({@link #wakeP}). Either the re-check sees the task, or the submitter
- *       sees the decrement and wakes a carrier.</li>
+ *       sees the decrement and wakes a carrier (jcstress: {@code WakePVsSpinnerRelease}, for a
+ *       global put and for a push to a busy P's ring).</li>
  *   <li>Any carrier that gives up its P publishes it idle ({@link #putP}, a volatile write of the
  *       idle count), and only then checks the global queue and the timers before parking
  *       ({@code Carriers.park}). The global queue is lock-free, so its put does not order
@@ -35,7 +37,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the idle P (jcstress: {@code GlobalPutVsIdleRecheck}).</li>
  * </ul>
  * A task pushed to a local queue is in any case run by that queue's own P, which is busy (it is
- * running the submitter), so it can be late but never lost. The timers' pair below is
+ * running the submitter), so even a missed wake-up would make it late, never lost. The timers'
+ * pair below is
  * {@code TimerAddVsSleeperPublish}.
  *
  * <h2>Sleeping for timers</h2>
@@ -101,7 +104,7 @@ final class Idle {
         p.holder = null;
         // After the holder's volatile write: a request sysmon made for the task that is gone is
         // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
-        // (Preemption.request).
+        // (Preemption.request; jcstress: PreemptRequestVsIdle).
         Preemption.take(p);
         idlePs.push(p);
         idleProcs = idlePs.size();

@@ -48,7 +48,8 @@ final class Preemption {
      * poll in the JVM on its slow path until the P is used again. The carrier that gives the P up
      * writes the holder (volatile) and then takes any request ({@code Idle.putP}); sysmon sets
      * the request (a volatile CAS) and then reads the holder. Sequential consistency makes at
-     * least one of them see the other, so the request is taken by one or the other.
+     * least one of them see the other, so the request is taken by one or the other (jcstress:
+     * {@code PreemptRequestVsIdle}).
      */
     static boolean request(Processor p, Lease seen) {
         if (!REQUESTED.compareAndSet(p, false, true)) {

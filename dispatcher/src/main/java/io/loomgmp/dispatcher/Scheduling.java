@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,12 +127,14 @@ final class Scheduling {
             Events.wake(this, m, p, task, yielded ? Placement.GLOBAL : placement);
         }
         boolean wake = true;
+        boolean local = false;
         boolean inLoop = p != null && m.thread == Thread.currentThread() && p.holder == m.inLoop;
         // Act as the P's owner only while holding it: in the scheduling loop (timers run there),
         // or in a task after beginOwnerOp (sysmon may have retaken the P).
         if (p == null || yielded || placement == Placement.GLOBAL || !(inLoop || p.beginOwnerOp(m))) {
             submitGlobal(task, m != null, yielded);
         } else {
+            local = true;
             try {
                 if (placement == Placement.RUNNEXT) {
                     task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
@@ -154,8 +157,24 @@ final class Scheduling {
                 }
             }
         }
-        if (!wake) {
-            return;
+        if (wake) {
+            wakeAfterQueueing(local);
+        }
+    }
+
+    /**
+     * After a task was queued: a P's ring ({@code local}) or the global queue. Never throws
+     * ({@link Idle#wakeP} reports its failures).
+     */
+    void wakeAfterQueueing(boolean local) {
+        if (local) {
+            // StoreLoad: the ring publishes the task with release stores (its tail, endOwnerOp),
+            // which a later volatile read may pass. wakeP's read of the spinning count must not
+            // move ahead of them, or it can see a spinner that has already given up and re-checked
+            // the queues without seeing the task: an idle P beside a waiting task
+            // (jcstress: WakePVsSpinnerRelease.LocalRing). The global path needs no fence: its
+            // put is a CAS.
+            VarHandle.fullFence();
         }
         if (idle.idleProcs() == 0) {
             sysmon.nudge(); // every P busy: one may be held by a blocked carrier
