@@ -1,6 +1,8 @@
 package io.loomgmp.dispatcher;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,6 +53,7 @@ class HandoffTest {
     }
 
     @Test
+    @EnabledOnOs(value = OS.LINUX, disabledReason = "native blocking is detected through Linux's /proc")
     void aCarrierBlockedInNativeCodeHandsItsPOff() throws IOException {
         // A read from a child process's stdout blocks in the kernel: RUNNABLE for the JVM.
         Process silent = new ProcessBuilder("sleep", "60").start();

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 
 /** What sysmon reads from {@code /proc} about a thread: Linux only. */
-@EnabledOnOs(OS.LINUX)
+@EnabledOnOs(value = OS.LINUX, disabledReason = "sysmon reads /proc on Linux only")
 class NativeThreadStateTest {
     private static final long BOUND_NANOS = 30_000_000_000L;
 

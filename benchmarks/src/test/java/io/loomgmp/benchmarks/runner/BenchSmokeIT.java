@@ -120,11 +120,21 @@ class BenchSmokeIT {
     }
 
     @Test
+    void onlyAWholeRunMayPublishIntoTheReadme() throws Exception {
+        for (String[] args : List.of(new String[] {"bench", "--smoke", "--publish"}, new String[] {"bench", "--publish", "Skynet"})) {
+            Run run = loomgmp(1, args);
+            assertEquals(2, run.exitCode(), run.stdout() + run.stderr());
+            assertTrue(run.stderr().contains("--publish needs a whole run"), run.stderr());
+            assertFalse(run.stdout().contains("bench:"), "nothing ran: " + run.stdout());
+        }
+    }
+
+    @Test
     void anUnknownOptionIsRefusedBeforeAnythingRuns() throws Exception {
         Run run = loomgmp(1, "bench", "--fast");
         assertEquals(2, run.exitCode(), run.stdout() + run.stderr());
         assertTrue(run.stderr().contains("unknown option '--fast'"), run.stderr());
-        assertTrue(run.stderr().contains("./loomgmp bench [--quick | --smoke] [REGEX]"), "usage: " + run.stderr());
+        assertTrue(run.stderr().contains("./loomgmp bench [--quick | --smoke] [--publish] [REGEX]"), "usage: " + run.stderr());
         assertFalse(run.stdout().contains("bench:"), run.stdout());
     }
 }
