@@ -24,19 +24,14 @@ class NativeThreadStateTest {
     @Test
     void aThreadReadingAnEmptyPipeIsBlockedOutsideAFutex() throws Exception {
         Pipe pipe = Pipe.open();
-        AtomicLong tid = new AtomicLong(-1);
-        CountDownLatch started = new CountDownLatch(1);
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
-            tid.set(NativeThreadState.currentThreadId());
-            started.countDown();
+        Watched reader = start(() -> {
             try {
                 pipe.source().read(ByteBuffer.allocate(1));
             } catch (IOException e) {
                 // closed at the end of the test
             }
         });
-        started.await();
-        try (NativeThreadState state = NativeThreadState.of(tid.get())) {
+        try (NativeThreadState state = NativeThreadState.of(reader.tid())) {
             assertNotNull(state, "no /proc entry for the reader");
             awaitLook(state::look, NativeThreadState.BLOCKED, "a pipe read");
             long slices = state.slices();
@@ -44,7 +39,7 @@ class NativeThreadStateTest {
             assertEquals(slices, state.slices(), "a thread blocked all along is not put on a CPU");
         } finally {
             pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
-            reader.join();
+            reader.thread().join();
             pipe.sink().close();
             pipe.source().close();
         }
@@ -52,54 +47,60 @@ class NativeThreadStateTest {
 
     @Test
     void aParkedThreadSleepsInAFutex() throws Exception {
-        AtomicLong tid = new AtomicLong(-1);
         AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch started = new CountDownLatch(1);
-        Thread parked = Thread.ofPlatform().daemon().start(() -> {
-            tid.set(NativeThreadState.currentThreadId());
-            started.countDown();
+        Watched parked = start(() -> {
             while (!stop.get()) {
                 LockSupport.park();
             }
         });
-        started.await();
-        try (NativeThreadState state = NativeThreadState.of(tid.get())) {
+        try (NativeThreadState state = NativeThreadState.of(parked.tid())) {
             assertNotNull(state, "no /proc entry for the parked thread");
             awaitLook(state::look, NativeThreadState.FUTEX, "a park");
         } finally {
             stop.set(true);
-            LockSupport.unpark(parked);
-            parked.join();
+            LockSupport.unpark(parked.thread());
+            parked.thread().join();
         }
     }
 
     @Test
     void aComputingThreadRunsAndIsPutOnACpu() throws Exception {
-        AtomicLong tid = new AtomicLong(-1);
         AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch started = new CountDownLatch(1);
-        Thread computing = Thread.ofPlatform().daemon().start(() -> {
-            tid.set(NativeThreadState.currentThreadId());
-            started.countDown();
+        Watched computing = start(() -> {
             while (!stop.get()) {
                 Thread.onSpinWait();
             }
         });
-        started.await();
-        try (NativeThreadState state = NativeThreadState.of(tid.get())) {
+        try (NativeThreadState state = NativeThreadState.of(computing.tid())) {
             assertNotNull(state, "no /proc entry for the computing thread");
             awaitLook(state::look, NativeThreadState.RUNNING, "a busy loop");
             long slices = state.slices();
             assertTrue(slices > 0, "slices " + slices);
         } finally {
             stop.set(true);
-            computing.join();
+            computing.thread().join();
         }
     }
 
     @Test
     void theCallerIsAmongTheRunnableThreads() {
         assertTrue(NativeThreadState.runnableThreads() >= 1, "runnable " + NativeThreadState.runnableThreads());
+    }
+
+    private record Watched(Thread thread, long tid) {
+    }
+
+    /** Starts a platform thread running {@code body}, once it has told its OS thread id. */
+    private static Watched start(Runnable body) throws InterruptedException {
+        AtomicLong tid = new AtomicLong(-1);
+        CountDownLatch started = new CountDownLatch(1);
+        Thread thread = Thread.ofPlatform().daemon().start(() -> {
+            tid.set(NativeThreadState.currentThreadId());
+            started.countDown();
+            body.run();
+        });
+        started.await();
+        return new Watched(thread, tid.get());
     }
 
     /** Looks until {@code look} gives {@code expected}: a thread takes a moment to get there. */
