@@ -119,6 +119,25 @@ class AgentJarIT {
                 + " to see the agent's settings."), jvm.toString());
     }
 
+    @Test
+    void theLauncherNamesTheVersionTheAgentJarTheSupportedJdksAndTheJdkFound() throws IOException {
+        Path root = Path.of(System.getProperty("loomgmp.root")).toRealPath();
+        for (String command : List.of("version", "--version")) {
+            // The launcher finds the JDK itself: JAVA_HOME (this JVM's) comes first.
+            ForkedJvm run = ForkedJvm.command(List.of("bash", root.resolve("loomgmp").toString(), command),
+                    java.util.Map.of("JAVA_HOME", System.getProperty("java.home")));
+            assertEquals(0, run.exitCode(), run.toString());
+            String[] lines = run.stdout().split("\n");
+            assertEquals(4, lines.length, run.toString());
+            assertEquals("loom-gmp " + VERSION, lines[0]);
+            assertEquals("supported JDKs: " + SUPPORTED, lines[1]);
+            assertEquals("agent jar: " + root.resolve("loom-bridge/target/loom-gmp-agent.jar"), lines[2]);
+            // JDK found: openjdk version "25.0.3" 2026-04-21 LTS at /usr/lib/jvm/temurin-25-jdk-amd64
+            assertTrue(lines[3].startsWith("JDK found: ") && lines[3].contains(" version \"" + System.getProperty("java.version") + "\"")
+                    && lines[3].endsWith(" at " + System.getProperty("java.home")), run.toString());
+        }
+    }
+
     /**
      * A JDK older than every supported one under /usr/lib/jvm (the machine's default java 17),
      * by the JAVA_VERSION of its {@code release} file; the test is skipped, saying why, if none.

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -58,6 +59,11 @@ record ForkedJvm(int exitCode, String stdout, String stderr) {
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(javaArguments);
+        return command(command, Map.of());
+    }
+
+    /** Any command (a script that starts a JVM), with these environment variables set. */
+    static ForkedJvm command(List<String> command, Map<String, String> environment) {
         try {
             Path out = Files.createTempFile("forked-jvm", ".out");
             Path err = Files.createTempFile("forked-jvm", ".err");
@@ -66,6 +72,7 @@ record ForkedJvm(int exitCode, String stdout, String stderr) {
                 // Options from the environment would change the child JVM and print a line on stderr.
                 builder.environment().remove("JAVA_TOOL_OPTIONS");
                 builder.environment().remove("JDK_JAVA_OPTIONS");
+                builder.environment().putAll(environment);
                 Process process = builder.start();
                 if (!process.waitFor(BOUND_SECONDS, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
