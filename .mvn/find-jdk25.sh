@@ -11,6 +11,8 @@ loomgmp_jdk_major() { # $1 = JDK home; prints its java.specification.version, or
 
 # The JDKs loom-gmp supports: the agent rewrites java.lang.VirtualThread as JDK 25 has it, and
 # refuses any other feature release at start-up, so the build and the scripts take only these.
+# The same as the parent pom's loomgmp.supported.jdk, which the agent's manifest and check use
+# (LauncherIT fails when the two differ).
 loomgmp_supported_jdk=25
 
 loomgmp_is_jdk25() { # $1 = JDK home

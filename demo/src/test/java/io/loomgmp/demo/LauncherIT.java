@@ -136,6 +136,15 @@ class LauncherIT {
         assertTrue(Files.isExecutable(Path.of(found, "bin", "java")), "found " + found);
     }
 
+    @Test
+    void theLauncherSupportsTheJdksTheAgentSupports() throws Exception {
+        Run run = bash(Map.of(), "bash", "-c", ". \"$1\" && echo \"$loomgmp_supported_jdk\"",
+                "bash", ROOT.resolve(".mvn/find-jdk25.sh").toString());
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals(System.getProperty("loomgmp.supported.jdk"), run.stdout().strip(),
+                ".mvn/find-jdk25.sh and the parent pom's loomgmp.supported.jdk");
+    }
+
     /** A JDK home whose java says it is {@code feature}: enough for the launcher's look. */
     private Path fakeJdk(int feature) throws IOException {
         Path home = tmp.resolve("jdk-" + feature);

@@ -5,23 +5,26 @@ import java.lang.reflect.InvocationTargetException;
 
 /**
  * The agent's {@code Premain-Class}. Compiled for Java 8 (see the module's pom) so that any JDK
- * can load it and say which JDK loom-gmp needs, instead of failing with an
+ * can load it and say which JDKs loom-gmp supports, instead of failing with an
  * UnsupportedClassVersionError and a JVM abort. The real agent, {@link GmpAgent}, is reached
- * reflectively once the JDK is known to be 25 or newer.
+ * reflectively once the JDK is known to be one the build supports ({@link AgentRelease}).
  */
 public final class AgentEntry {
-    private static final int REQUIRED_FEATURE = 25;
-
     private AgentEntry() {
     }
 
     public static void premain(String arguments, Instrumentation instrumentation) throws Throwable {
-        String spec = System.getProperty("java.specification.version"); // "1.8", "17", "25"
-        int feature = Integer.parseInt(spec.startsWith("1.") ? spec.substring(2) : spec);
-        if (feature < REQUIRED_FEATURE) {
-            System.err.println("loom-gmp: this JVM is JDK " + System.getProperty("java.version")
-                    + " (" + System.getProperty("java.vm.vendor") + "); the loom-gmp agent needs JDK "
-                    + REQUIRED_FEATURE);
+        AgentRelease release;
+        try {
+            release = AgentRelease.current();
+        } catch (IllegalStateException e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+            return;
+        }
+        if (!release.supports(AgentRelease.runningFeature())) {
+            // A refusal, not a silent fallback: the user asked for GMP and would not get it.
+            System.err.println(refusal(release, AgentJar.path()));
             System.exit(1);
         }
         try {
@@ -31,5 +34,14 @@ public final class AgentEntry {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
+    }
+
+    /** What the agent prints on a JDK it does not support: the JDK found, the ones supported, the way out. */
+    static String refusal(AgentRelease release, String agentJar) {
+        return "loom-gmp: the loom-gmp " + release.version() + " agent does not support this JDK: "
+                + AgentRelease.runningJdk() + ".\n"
+                + "loom-gmp: it supports " + release.supportedJdksText() + ".\n"
+                + "loom-gmp: to run without loom-gmp, remove the option -javaagent:" + agentJar
+                + " (and its arguments): the application then runs on the JDK's default virtual-thread scheduler.";
     }
 }

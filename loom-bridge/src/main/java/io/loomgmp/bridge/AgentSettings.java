@@ -1,36 +1,19 @@
 package io.loomgmp.bridge;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The agent's settings, from system properties and agent arguments
  * ({@code -javaagent:loom-gmp-agent.jar=parallelism=4,timeslice=5ms}); an agent argument wins over
- * the property of the same setting.
- *
- * <table>
- *   <caption>Settings</caption>
- *   <tr><th>agent argument</th><th>system property</th><th>accepted</th><th>default</th></tr>
- *   <tr><td>parallelism</td><td>jdk.virtualThreadScheduler.parallelism</td><td>1 to 32767</td><td>available processors</td></tr>
- *   <tr><td>maxPoolSize</td><td>jdk.virtualThreadScheduler.maxPoolSize</td><td>1 to 32767</td><td>max(parallelism, 256)</td></tr>
- *   <tr><td>timeslice</td><td>gmp.timeslice</td><td>a positive duration: 10ms, 500us, 1s</td><td>10ms</td></tr>
- *   <tr><td>keepalive</td><td>gmp.keepalive</td><td>a positive duration: how long a spare idle carrier lives</td><td>30s</td></tr>
- *   <tr><td>schedtrace</td><td>gmp.schedtrace</td><td>milliseconds between schedtrace lines, 0 = off</td><td>0</td></tr>
- *   <tr><td>preempt</td><td>gmp.preempt</td><td>true or false: preemption polls at loop back-edges</td><td>true</td></tr>
- *   <tr><td>preempt.include</td><td>gmp.preempt.include</td><td>binary-name prefixes separated by {@code ;}:
- *       only these classes get polls</td><td>every application class</td></tr>
- *   <tr><td>preempt.exclude</td><td>gmp.preempt.exclude</td><td>binary-name prefixes separated by {@code ;}:
- *       these classes get none</td><td>none</td></tr>
- *   <tr><td>mxbean</td><td>gmp.mxbean</td><td>true or false: register the scheduler's MXBean once the
- *       platform MBean server exists</td><td>true</td></tr>
- *   <tr><td>timers</td><td>gmp.timers</td><td>true or false: virtual threads' timeouts (sleep, timed
- *       park and wait) become timers of GMP's Ps instead of the JDK's timer threads</td><td>true</td></tr>
- * </table>
+ * the property of the same setting. What each accepts and its default: {@link AgentSetting}.
  * As in the JDK, a {@code maxPoolSize} below {@code parallelism} lowers the parallelism. The JDK
  * properties are checked even when an agent argument overrides them, because the JDK still reads
  * them to build its (unused) ForkJoinPool, and fails on a value it cannot take.
@@ -41,34 +24,21 @@ import java.util.regex.Pattern;
  */
 record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Duration keepAlive, long schedtraceMillis,
                      boolean preempt, List<String> preemptInclude, List<String> preemptExclude, boolean mxbean,
-                     boolean timers) {
-    static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
-    static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
-    static final String TIMESLICE = "gmp.timeslice";
-    static final String KEEPALIVE = "gmp.keepalive";
-    static final String SCHEDTRACE = "gmp.schedtrace";
-    static final String PREEMPT = "gmp.preempt";
-    static final String PREEMPT_INCLUDE = "gmp.preempt.include";
-    static final String PREEMPT_EXCLUDE = "gmp.preempt.exclude";
-    static final String MXBEAN = "gmp.mxbean";
-    static final String TIMERS = "gmp.timers";
+                     boolean timers, boolean verbose) {
+    static final String PARALLELISM = AgentSetting.PARALLELISM.property;
+    static final String MAX_POOL_SIZE = AgentSetting.MAX_POOL_SIZE.property;
+    static final String KEEPALIVE = AgentSetting.KEEPALIVE.property;
+    static final String PREEMPT = AgentSetting.PREEMPT.property;
+    static final String PREEMPT_INCLUDE = AgentSetting.PREEMPT_INCLUDE.property;
+    static final String PREEMPT_EXCLUDE = AgentSetting.PREEMPT_EXCLUDE.property;
+    static final String MXBEAN = AgentSetting.MXBEAN.property;
+    static final String TIMERS = AgentSetting.TIMERS.property;
+    static final String VERBOSE = AgentSetting.VERBOSE.property;
     /** ForkJoinPool's limit, which the JDK applies to the same properties. */
     static final int MAX_PARALLELISM = 0x7fff;
 
-    private static final Map<String, String> PROPERTY_OF_ARGUMENT = Map.of(
-            "parallelism", PARALLELISM,
-            "maxPoolSize", MAX_POOL_SIZE,
-            "timeslice", TIMESLICE,
-            "keepalive", KEEPALIVE,
-            "schedtrace", SCHEDTRACE,
-            "preempt", PREEMPT,
-            "preempt.include", PREEMPT_INCLUDE,
-            "preempt.exclude", PREEMPT_EXCLUDE,
-            "mxbean", MXBEAN,
-            "timers", TIMERS);
-    private static final String ACCEPTED_ARGUMENTS = "parallelism=N, maxPoolSize=N, timeslice=DURATION,"
-            + " keepalive=DURATION, schedtrace=MS, preempt=true|false, preempt.include=PREFIXES,"
-            + " preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false";
+    private static final String ACCEPTED_ARGUMENTS = Arrays.stream(AgentSetting.values())
+            .map(AgentSetting::argumentForm).collect(Collectors.joining(", "));
     private static final Pattern DURATION = Pattern.compile("(\\d{1,18})(ns|us|ms|s)");
     /** A dotted Java name, optionally ending with a dot: {@code com.acme.}, {@code com.acme.Main}. */
     private static final Pattern PREFIX = Pattern.compile(
@@ -91,49 +61,97 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
      * @throws BadSetting naming the setting, the value and what is accepted
      */
     static AgentSettings parse(String agentArguments, Properties properties, int availableProcessors) {
-        Map<String, String> values = new LinkedHashMap<>(); // property name -> raw value
-        for (String property : PROPERTY_OF_ARGUMENT.values()) {
-            String value = properties.getProperty(property);
+        Map<AgentSetting, String> values = new EnumMap<>(AgentSetting.class); // raw values
+        for (AgentSetting setting : AgentSetting.values()) {
+            String value = properties.getProperty(setting.property);
             if (value != null) {
-                check(property, value, "system property " + property);
-                values.put(property, value);
+                check(setting, value, "system property " + setting.property);
+                values.put(setting, value);
             }
         }
         if (agentArguments != null && !agentArguments.isBlank()) {
             for (String argument : agentArguments.split(",")) {
                 int eq = argument.indexOf('=');
                 String key = (eq < 0 ? argument : argument.substring(0, eq)).trim();
-                String property = PROPERTY_OF_ARGUMENT.get(key);
-                if (property == null || eq < 0) {
+                AgentSetting setting = Arrays.stream(AgentSetting.values())
+                        .filter(s -> s.argument.equals(key)).findFirst().orElse(null);
+                if (setting == null || eq < 0) {
                     throw new BadSetting("loom-gmp: unknown agent argument \"" + argument.trim()
                             + "\"; accepted: " + ACCEPTED_ARGUMENTS);
                 }
                 String value = argument.substring(eq + 1).trim();
-                check(property, value, "agent argument " + key);
-                values.put(property, value);
+                check(setting, value, "agent argument " + key);
+                values.put(setting, value);
             }
         }
-        int parallelism = values.containsKey(PARALLELISM)
-                ? Integer.parseInt(values.get(PARALLELISM)) : Math.min(availableProcessors, MAX_PARALLELISM);
+        int parallelism = values.containsKey(AgentSetting.PARALLELISM)
+                ? Integer.parseInt(values.get(AgentSetting.PARALLELISM)) : Math.min(availableProcessors, MAX_PARALLELISM);
         int maxPoolSize;
-        if (values.containsKey(MAX_POOL_SIZE)) {
-            maxPoolSize = Integer.parseInt(values.get(MAX_POOL_SIZE));
+        if (values.containsKey(AgentSetting.MAX_POOL_SIZE)) {
+            maxPoolSize = Integer.parseInt(values.get(AgentSetting.MAX_POOL_SIZE));
             parallelism = Math.min(parallelism, maxPoolSize);
         } else {
             maxPoolSize = Math.max(parallelism, 256);
         }
-        Duration timeSlice = values.containsKey(TIMESLICE) ? duration(values.get(TIMESLICE)) : Duration.ofMillis(10);
-        Duration keepAlive = values.containsKey(KEEPALIVE) ? duration(values.get(KEEPALIVE)) : Duration.ofSeconds(30);
-        long schedtrace = values.containsKey(SCHEDTRACE) ? Long.parseLong(values.get(SCHEDTRACE)) : 0;
-        boolean preempt = !"false".equals(values.get(PREEMPT));
-        boolean mxbean = !"false".equals(values.get(MXBEAN));
-        boolean timers = !"false".equals(values.get(TIMERS));
+        Duration timeSlice = values.containsKey(AgentSetting.TIMESLICE)
+                ? duration(values.get(AgentSetting.TIMESLICE)) : Duration.ofMillis(10);
+        Duration keepAlive = values.containsKey(AgentSetting.KEEPALIVE)
+                ? duration(values.get(AgentSetting.KEEPALIVE)) : Duration.ofSeconds(30);
+        long schedtrace = values.containsKey(AgentSetting.SCHEDTRACE) ? Long.parseLong(values.get(AgentSetting.SCHEDTRACE)) : 0;
+        boolean preempt = !"false".equals(values.get(AgentSetting.PREEMPT));
+        boolean mxbean = !"false".equals(values.get(AgentSetting.MXBEAN));
+        boolean timers = !"false".equals(values.get(AgentSetting.TIMERS));
+        boolean verbose = "true".equals(values.get(AgentSetting.VERBOSE));
         return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtrace, preempt,
-                prefixes(values.get(PREEMPT_INCLUDE)), prefixes(values.get(PREEMPT_EXCLUDE)), mxbean, timers);
+                prefixes(values.get(AgentSetting.PREEMPT_INCLUDE)), prefixes(values.get(AgentSetting.PREEMPT_EXCLUDE)),
+                mxbean, timers, verbose);
     }
 
-    private static void check(String property, String value, String source) {
-        switch (property) {
+    /** These settings, but with the timers the agent could install (see GmpAgent). */
+    AgentSettings withTimers(boolean timersInForce) {
+        return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtraceMillis, preempt,
+                preemptInclude, preemptExclude, mxbean, timersInForce, verbose);
+    }
+
+    /**
+     * The settings in force, as agent arguments in {@link AgentSetting}'s order:
+     * {@code parallelism=2,maxPoolSize=256,timeslice=10ms,...} (an empty prefix list: nothing after {@code =}).
+     */
+    String inForce() {
+        Map<AgentSetting, String> shown = new EnumMap<>(AgentSetting.class);
+        shown.put(AgentSetting.PARALLELISM, String.valueOf(parallelism));
+        shown.put(AgentSetting.MAX_POOL_SIZE, String.valueOf(maxPoolSize));
+        shown.put(AgentSetting.TIMESLICE, text(timeSlice));
+        shown.put(AgentSetting.KEEPALIVE, text(keepAlive));
+        shown.put(AgentSetting.SCHEDTRACE, String.valueOf(schedtraceMillis));
+        shown.put(AgentSetting.PREEMPT, String.valueOf(preempt));
+        shown.put(AgentSetting.PREEMPT_INCLUDE, String.join(";", preemptInclude));
+        shown.put(AgentSetting.PREEMPT_EXCLUDE, String.join(";", preemptExclude));
+        shown.put(AgentSetting.MXBEAN, String.valueOf(mxbean));
+        shown.put(AgentSetting.TIMERS, String.valueOf(timers));
+        shown.put(AgentSetting.VERBOSE, String.valueOf(verbose));
+        if (shown.size() != AgentSetting.values().length) {
+            throw new IllegalStateException("a setting is missing from inForce(): " + shown.keySet());
+        }
+        return shown.entrySet().stream().map(e -> e.getKey().argument + "=" + e.getValue())
+                .collect(Collectors.joining(","));
+    }
+
+    /** A duration in the largest unit that shows it whole: 10ms, 30s, 500us, 700ns. */
+    private static String text(Duration duration) {
+        long nanos = duration.toNanos();
+        if (nanos % 1_000_000_000L == 0) {
+            return nanos / 1_000_000_000L + "s";
+        } else if (nanos % 1_000_000L == 0) {
+            return nanos / 1_000_000L + "ms";
+        } else if (nanos % 1_000L == 0) {
+            return nanos / 1_000L + "us";
+        }
+        return nanos + "ns";
+    }
+
+    private static void check(AgentSetting setting, String value, String source) {
+        switch (setting) {
             case PARALLELISM, MAX_POOL_SIZE -> {
                 if (!value.matches("\\d{1,5}") || Integer.parseInt(value) < 1 || Integer.parseInt(value) > MAX_PARALLELISM) {
                     throw bad(source, value, "a whole number from 1 to " + MAX_PARALLELISM);
@@ -148,7 +166,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
                 }
                 if (!positive) {
                     throw bad(source, value, "a positive duration with a unit: ns, us, ms or s (e.g. "
-                            + (property.equals(TIMESLICE) ? "10ms" : "30s") + ")");
+                            + (setting == AgentSetting.TIMESLICE ? "10ms" : "30s") + ")");
                 }
             }
             case SCHEDTRACE -> {
@@ -156,7 +174,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
                     throw bad(source, value, "milliseconds between lines, a whole number (0 turns it off)");
                 }
             }
-            case PREEMPT, MXBEAN, TIMERS -> {
+            case PREEMPT, MXBEAN, TIMERS, VERBOSE -> {
                 if (!value.equals("true") && !value.equals("false")) {
                     throw bad(source, value, "true or false");
                 }
@@ -170,7 +188,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
                     }
                 }
             }
-            default -> throw new IllegalArgumentException(property);
+            default -> throw new IllegalArgumentException("no check for " + setting);
         }
     }
 

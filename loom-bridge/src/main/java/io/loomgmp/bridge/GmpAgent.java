@@ -118,6 +118,15 @@ public final class GmpAgent {
         if (settings.mxbean() && ModuleLayer.boot().findModule("java.management").isPresent()) {
             SchedulerMXBeanRegistration.start(scheduler, System.err);
         }
+        if (settings.verbose()) {
+            System.err.println(startupLine(AgentRelease.current(), settings.withTimers(timers)));
+        }
+    }
+
+    /** {@code loom-gmp 0.1.0 agent on JDK 25.0.1+8-LTS (Eclipse Adoptium): parallelism=2,...}. */
+    static String startupLine(AgentRelease release, AgentSettings inForce) {
+        return "loom-gmp " + release.version() + " agent on JDK " + Runtime.version() + " ("
+                + System.getProperty("java.vm.vendor") + "): " + inForce.inForce();
     }
 
     /** See step 4 of the class comment. */
@@ -149,8 +158,11 @@ public final class GmpAgent {
     static final class UnsupportedJdk extends RuntimeException {
         UnsupportedJdk(String problem) {
             super("loom-gmp: unsupported JDK " + Runtime.version() + " (" + System.getProperty("java.vm.vendor")
-                    + "): " + problem + ". The agent supports JDK 25's java.lang.VirtualThread;"
-                    + " virtual threads would stay on ForkJoinPool, so the JVM does not start.");
+                    + "): " + problem + ". The agent supports " + AgentRelease.current().supportedJdksText()
+                    + "'s java.lang.VirtualThread;"
+                    + " virtual threads would stay on ForkJoinPool, so the JVM does not start."
+                    + " To run without loom-gmp, remove the -javaagent option: virtual threads then run"
+                    + " on the JDK's default scheduler.");
         }
     }
 }

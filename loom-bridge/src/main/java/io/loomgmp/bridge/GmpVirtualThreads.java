@@ -46,7 +46,7 @@ public final class GmpVirtualThreads {
             constructor = Class.forName(BUILDER_CLASS).getDeclaredConstructor(java.util.concurrent.Executor.class);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("JDK " + Runtime.version() + " has no " + BUILDER_CLASS
-                    + "(Executor) constructor: loom-gmp supports JDK 25", e);
+                    + "(Executor) constructor: loom-gmp supports " + AgentRelease.current().supportedJdksText(), e);
         }
         try {
             constructor.setAccessible(true);

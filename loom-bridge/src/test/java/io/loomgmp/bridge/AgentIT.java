@@ -111,7 +111,8 @@ class AgentIT {
         assertRefused("procs=2", List.of(),
                 "loom-gmp: unknown agent argument \"procs=2\"; accepted: parallelism=N, maxPoolSize=N,"
                         + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
-                        + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false");
+                        + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false,"
+                        + " verbose=true|false");
     }
 
     private static void assertRefused(String agentArguments, List<String> jvmArgs, String expectedLine) {

@@ -23,7 +23,7 @@ class AgentSettingsTest {
     /** The defaults but for the parallelism and the carrier bound. */
     private static AgentSettings defaults(int parallelism, int maxPoolSize) {
         return new AgentSettings(parallelism, maxPoolSize, Duration.ofMillis(10), Duration.ofSeconds(30), 0,
-                true, List.of(), List.of(), true, true);
+                true, List.of(), List.of(), true, true, false);
     }
 
     @Test
@@ -98,10 +98,10 @@ class AgentSettingsTest {
         // The JDK property is checked even when an agent argument overrides it: the JDK reads it too.
         assertBad("loom-gmp: bad value \" 4\" for system property jdk.virtualThreadScheduler.parallelism:"
                 + " expected a whole number from 1 to 32767", "parallelism=4", props(AgentSettings.PARALLELISM, " 4"));
-        assertBad("loom-gmp: unknown agent argument \"verbose\"; accepted: parallelism=N, maxPoolSize=N,"
+        assertBad("loom-gmp: unknown agent argument \"quiet\"; accepted: parallelism=N, maxPoolSize=N,"
                 + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
-                + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false",
-                "verbose", props());
+                + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false,"
+                + " verbose=true|false", "quiet", props());
     }
 
     @Test
@@ -132,6 +132,30 @@ class AgentSettingsTest {
         assertBad("loom-gmp: bad value \"\" for system property gmp.preempt.include: expected package prefixes"
                 + " separated by ';' such as com.acme.;org.example. (\"\" is not a dotted Java name)",
                 null, props(AgentSettings.PREEMPT_INCLUDE, ""));
+    }
+
+    @Test
+    void verboseIsOffUnlessAskedFor() {
+        assertFalse(AgentSettings.parse(null, props(), 1).verbose());
+        assertTrue(AgentSettings.parse("verbose=true", props(), 1).verbose());
+        assertTrue(AgentSettings.parse(null, props(AgentSettings.VERBOSE, "true"), 1).verbose());
+        assertFalse(AgentSettings.parse("verbose=false", props(AgentSettings.VERBOSE, "true"), 1).verbose());
+        assertBad("loom-gmp: bad value \"yes\" for agent argument verbose: expected true or false",
+                "verbose=yes", props());
+    }
+
+    @Test
+    void theSettingsInForceAreShownAsAgentArgumentsInTheTablesOrder() {
+        assertEquals("parallelism=8,maxPoolSize=256,timeslice=10ms,keepalive=30s,schedtrace=0,preempt=true,"
+                + "preempt.include=,preempt.exclude=,mxbean=true,timers=true,verbose=false",
+                AgentSettings.parse(null, props(), 8).inForce());
+        assertEquals("parallelism=2,maxPoolSize=3,timeslice=500us,keepalive=1500ms,schedtrace=100,preempt=false,"
+                + "preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,timers=false,verbose=true",
+                AgentSettings.parse("parallelism=2,maxPoolSize=3,timeslice=500us,keepalive=1500ms,schedtrace=100,"
+                        + "preempt=false,preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,"
+                        + "timers=false,verbose=true", props(), 8).inForce());
+        assertEquals("timeslice=700ns", AgentSettings.parse("timeslice=700ns", props(), 1).inForce().split(",")[2]);
+        assertTrue(AgentSettings.parse(null, props(), 1).withTimers(false).inForce().contains(",timers=false,"));
     }
 
     private static void assertBad(String message, String arguments, Properties properties) {

@@ -6,11 +6,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-/** Starts a JDK 25 JVM (the one running the tests) and collects what it printed, within a bound. */
+/**
+ * Starts a JDK 25 JVM (the one running the tests, unless another JDK is named) and collects what it
+ * printed, within a bound. JAVA_TOOL_OPTIONS and JDK_JAVA_OPTIONS do not reach it.
+ */
 record ForkedJvm(int exitCode, String stdout, String stderr) {
     static final Path AGENT_JAR = Path.of(requiredProperty("loomgmp.agent.jar"));
     static final Path TEST_CLASSES = Path.of(requiredProperty("loomgmp.test.classes"));
@@ -47,15 +51,29 @@ record ForkedJvm(int exitCode, String stdout, String stderr) {
     }
 
     static ForkedJvm run(List<String> javaArguments) {
+        return run(Path.of(System.getProperty("java.home")), javaArguments);
+    }
+
+    /** {@code <javaHome>/bin/java <javaArguments...>}: another JDK than the tests' one. */
+    static ForkedJvm run(Path javaHome, List<String> javaArguments) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(javaArguments);
+        return command(command, Map.of());
+    }
+
+    /** Any command (a script that starts a JVM), with these environment variables set. */
+    static ForkedJvm command(List<String> command, Map<String, String> environment) {
         try {
             Path out = Files.createTempFile("forked-jvm", ".out");
             Path err = Files.createTempFile("forked-jvm", ".err");
             try {
-                Process process = new ProcessBuilder(command)
-                        .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+                ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+                // Options from the environment would change the child JVM and print a line on stderr.
+                builder.environment().remove("JAVA_TOOL_OPTIONS");
+                builder.environment().remove("JDK_JAVA_OPTIONS");
+                builder.environment().putAll(environment);
+                Process process = builder.start();
                 if (!process.waitFor(BOUND_SECONDS, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
                     fail("forked JVM did not finish within " + BOUND_SECONDS + " s: " + command

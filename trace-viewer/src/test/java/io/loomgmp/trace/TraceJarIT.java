@@ -52,6 +52,16 @@ class TraceJarIT {
     }
 
     @Test
+    void theVersionedJarIsTheSameRunnableJarAndPrintsItsUsageWithoutArguments() throws Exception {
+        Path versioned = ROOT.resolve("trace-viewer/target/trace-viewer-" + System.getProperty("loomgmp.version")
+                + "-app.jar");
+        assertEquals(Files.size(JAR), Files.size(versioned), versioned + " against " + JAR);
+        Result r = run(List.of(java(), "-jar", versioned.toString()));
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().startsWith("usage: java -jar loom-gmp-trace.jar RECORDING.jfr [-o OUTDIR]"), r.err());
+    }
+
+    @Test
     void theJarRunsOnItsOwnAndWritesBesideTheRecording() throws Exception {
         Result r = run(List.of(java(), "-jar", JAR.toString(), recording.toString()));
         assertEquals(0, r.status(), r.err());
