@@ -7,11 +7,8 @@ import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.CodeElement;
-import java.lang.classfile.CodeModel;
 import java.lang.classfile.CodeTransform;
 import java.lang.classfile.Label;
-import java.lang.classfile.MethodModel;
-import java.lang.classfile.attribute.CodeAttribute;
 import java.lang.classfile.instruction.BranchInstruction;
 import java.lang.classfile.instruction.LabelTarget;
 import java.lang.constant.ClassDesc;
@@ -24,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Inserts a preemption poll, {@code invokestatic io/loomgmp/bridge/Gmp.checkpoint()V}, before
@@ -39,6 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * narrows the set to the given binary-name prefixes, {@code gmp.preempt.exclude} removes
  * prefixes; an exclusion wins over an inclusion. The module of a class in a named module is made
  * to read the agent's module first (see {@link #canRead}).
+ *
+ * <p><b>First look.</b> Most classes have no loop. {@link BackEdgeScan} reads the raw bytes for
+ * the methods that have a back-edge; a class without one is left alone without ever being parsed
+ * by the ClassFile API, and of a class with one only those methods are rewritten.
  *
  * <p><b>Where.</b> A back-edge is a branch instruction (conditional or {@code goto}) whose target
  * label is bound earlier in the method's code. The ClassFile API streams a method's code in
@@ -85,6 +87,10 @@ final class PreemptionPolls implements ClassFileTransformer {
     private final List<String> exclude;
     private final Instrumentation instrumentation; // null: classes of named modules are left alone
     private final AtomicLong failures = new AtomicLong();
+    /** Classes looked at (selected, reaching Gmp), classes given polls, and the time spent on both. */
+    private final LongAdder examined = new LongAdder();
+    private final LongAdder instrumented = new LongAdder();
+    private final LongAdder nanos = new LongAdder();
 
     /**
      * @param include binary-name prefixes ({@code com.acme.}); empty means every class
@@ -101,20 +107,34 @@ final class PreemptionPolls implements ClassFileTransformer {
     @Override
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> classBeingRedefined,
                             ProtectionDomain protectionDomain, byte[] classBytes) {
+        long start = System.nanoTime();
         try {
             if (!selects(loader, className, classBeingRedefined) || !reachesGmp(loader)) {
                 return null;
             }
+            examined.increment();
             byte[] polled = instrument(classBytes, loader);
             if (polled == null || !canRead(module)) {
                 return null;
             }
+            instrumented.increment();
             return polled;
         } catch (Throwable e) {
             // Never let class loading fail because of a poll; the JVM would swallow it anyway.
             failures.incrementAndGet();
             return null;
+        } finally {
+            nanos.add(System.nanoTime() - start);
         }
+    }
+
+    /**
+     * One line of what the transformer did so far, for {@code -Dgmp.preempt.stats=true}: the
+     * start-up cost of the polls, and the failures that otherwise only {@link #failures} tells.
+     */
+    String stats() {
+        return String.format("loom-gmp: preemption polls: %d classes examined, %d given polls, %d failed, %.1f ms in the transformer",
+                examined.sum(), instrumented.sum(), failures.get(), nanos.sum() / 1e6);
     }
 
     /** How many classes were left without polls because instrumenting them failed. */
@@ -170,41 +190,34 @@ final class PreemptionPolls implements ClassFileTransformer {
 
     /**
      * The class with a poll before each back-edge, or {@code null} if it has no back-edge to poll
-     * (then its bytes are not rewritten at all).
+     * (then its bytes are not rewritten at all). The methods to change are found by
+     * {@link BackEdgeScan} on the raw bytes; the ClassFile API parses the class only if there is
+     * one, and inflates the code of those methods alone (the others are copied as they are).
      *
      * @param loader the defining loader, through whose resources the class hierarchy is resolved
+     * @throws BackEdgeScan.MalformedClassException if the scan cannot walk the bytes
      * @throws IllegalArgumentException (among others) if stack maps cannot be generated
      */
     static byte[] instrument(byte[] classBytes, ClassLoader loader) {
-        ClassModel model = ClassFile.of().parse(classBytes);
         Set<String> polled = new HashSet<>(); // name + descriptor of each method to change
-        for (MethodModel method : model.methods()) {
-            CodeModel code = method.code().orElse(null);
-            if (code != null && shouldPoll(code)) {
-                polled.add(method.methodName().stringValue() + method.methodType().stringValue());
+        for (BackEdgeScan.Method method : BackEdgeScan.methodsWithBackEdges(classBytes)) {
+            if (!becomesHuge(method.codeLength(), method.backEdges())) {
+                polled.add(method.nameAndType());
             }
         }
         if (polled.isEmpty()) {
             return null;
         }
+        ClassModel model = ClassFile.of().parse(classBytes);
         ClassFile classFile = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(hierarchy(model, loader)));
         return classFile.transformClass(model, ClassTransform.transformingMethodBodies(
                 method -> polled.contains(method.methodName().stringValue() + method.methodType().stringValue()),
                 CodeTransform.ofStateful(PollBackEdges::new)));
     }
 
-    /** Whether the method has back-edges and stays compilable with a poll at each. */
-    private static boolean shouldPoll(CodeModel code) {
-        BackEdges backEdges = new BackEdges();
-        int count = 0;
-        for (CodeElement element : code) {
-            if (backEdges.isBackEdge(element)) {
-                count++;
-            }
-        }
-        int length = code instanceof CodeAttribute attribute ? attribute.codeLength() : 0;
-        boolean becomesHuge = length <= HUGE_METHOD_LIMIT && length + POLL_BYTES * count > HUGE_METHOD_LIMIT;
-        return count > 0 && !becomesHuge;
+    /** Whether a poll at each back-edge would push a compilable method past the JIT's limit. */
+    private static boolean becomesHuge(int codeLength, int backEdges) {
+        return codeLength <= HUGE_METHOD_LIMIT && codeLength + POLL_BYTES * backEdges > HUGE_METHOD_LIMIT;
     }
 
     private static ClassHierarchyResolver hierarchy(ClassModel model, ClassLoader loader) {
