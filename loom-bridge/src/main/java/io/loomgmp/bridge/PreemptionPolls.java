@@ -1,14 +1,15 @@
 package io.loomgmp.bridge;
 
 import java.lang.classfile.ClassFile;
-import java.lang.classfile.ClassHierarchyResolver;
-import java.lang.classfile.ClassHierarchyResolver.ClassHierarchyInfo;
+import java.lang.classfile.Attributes;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.CodeElement;
+import java.lang.classfile.CodeModel;
 import java.lang.classfile.CodeTransform;
 import java.lang.classfile.Label;
+import java.lang.classfile.attribute.StackMapTableAttribute;
 import java.lang.classfile.instruction.BranchInstruction;
 import java.lang.classfile.instruction.LabelTarget;
 import java.lang.constant.ClassDesc;
@@ -19,6 +20,7 @@ import java.security.ProtectionDomain;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -53,18 +55,16 @@ import java.util.concurrent.atomic.LongAdder;
  * leads through the poll. A method that the polls would push past HotSpot's limit for compiling
  * keeps its loops unpolled (see {@link #HUGE_METHOD_LIMIT}).
  *
- * <p><b>Stack maps.</b> Inserting code moves offsets, so the ClassFile API regenerates the
- * StackMapTable of each changed method (class files of version 50 and later; older ones have
- * none and need none). Merging two reference types at a join point needs the class hierarchy.
- * The API's default resolver is of no use here: it <em>loads</em> classes through the system
- * loader, which from inside a transformer re-enters class loading, may define classes in the
- * wrong loader, and cannot see other loaders' classes. This resolver only reads class files: the
- * class being transformed from its own bytes (it may have no resource: generated classes), then
- * the defining loader's resources (which delegate to its parents, down to the JDK's class files),
- * then the platform loader's, for a loader that hides its parents' resources.
+ * <p><b>Stack maps.</b> Inserting code moves offsets, but a poll neither pops nor pushes and is
+ * no branch target of its own, so every frame of a changed method's StackMapTable still holds,
+ * only at a new offset: the original frames are written back against the ClassFile API's labels,
+ * which follow the code as it moves, rather than regenerated. Regenerating them would need the
+ * class hierarchy at every join point that merges two reference types, read from class files
+ * through the defining loader's resources: most of the transformer's cost, and a failure for any
+ * class whose supertypes cannot be read that way. Class files before version 50 have no stack
+ * maps and get none. The maximum stack depth is recomputed (unchanged by a poll in fact).
  *
- * <p><b>Failure.</b> Whatever fails (an unresolvable class, a method that would outgrow 64 KiB, a
- * malformed class file) leaves the class exactly as it was ({@code null} is returned) and is
+ * <p><b>Failure.</b> Whatever fails (a malformed class file, a method that would outgrow 64 KiB) leaves the class exactly as it was ({@code null} is returned) and is
  * counted ({@link #failures()}): a class without polls is better than a class that does not load.
  *
  * <p>Any thread may call {@link #transform}, concurrently; the only shared state is the failure
@@ -113,7 +113,7 @@ final class PreemptionPolls implements ClassFileTransformer {
                 return null;
             }
             examined.increment();
-            byte[] polled = instrument(classBytes, loader);
+            byte[] polled = instrument(classBytes);
             if (polled == null || !canRead(module)) {
                 return null;
             }
@@ -194,11 +194,10 @@ final class PreemptionPolls implements ClassFileTransformer {
      * {@link BackEdgeScan} on the raw bytes; the ClassFile API parses the class only if there is
      * one, and inflates the code of those methods alone (the others are copied as they are).
      *
-     * @param loader the defining loader, through whose resources the class hierarchy is resolved
      * @throws BackEdgeScan.MalformedClassException if the scan cannot walk the bytes
-     * @throws IllegalArgumentException (among others) if stack maps cannot be generated
+     * @throws IllegalArgumentException (among others) if the ClassFile API cannot
      */
-    static byte[] instrument(byte[] classBytes, ClassLoader loader) {
+    static byte[] instrument(byte[] classBytes) {
         Set<String> polled = new HashSet<>(); // name + descriptor of each method to change
         for (BackEdgeScan.Method method : BackEdgeScan.methodsWithBackEdges(classBytes)) {
             if (!becomesHuge(method.codeLength(), method.backEdges())) {
@@ -208,27 +207,22 @@ final class PreemptionPolls implements ClassFileTransformer {
         if (polled.isEmpty()) {
             return null;
         }
-        ClassModel model = ClassFile.of().parse(classBytes);
-        ClassFile classFile = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(hierarchy(model, loader)));
-        return classFile.transformClass(model, ClassTransform.transformingMethodBodies(
+        ClassFile classFile = ClassFile.of(ClassFile.StackMapsOption.DROP_STACK_MAPS); // the originals are kept instead
+        ClassModel model = classFile.parse(classBytes);
+        return classFile.transformClass(model, ClassTransform.transformingMethods(
                 method -> polled.contains(method.methodName().stringValue() + method.methodType().stringValue()),
-                CodeTransform.ofStateful(PollBackEdges::new)));
+                (method, element) -> {
+                    if (element instanceof CodeModel code) {
+                        method.transformCode(code, new PollBackEdges(code.findAttribute(Attributes.stackMapTable())));
+                    } else {
+                        method.with(element);
+                    }
+                }));
     }
 
     /** Whether a poll at each back-edge would push a compilable method past the JIT's limit. */
     private static boolean becomesHuge(int codeLength, int backEdges) {
         return codeLength <= HUGE_METHOD_LIMIT && codeLength + POLL_BYTES * backEdges > HUGE_METHOD_LIMIT;
-    }
-
-    private static ClassHierarchyResolver hierarchy(ClassModel model, ClassLoader loader) {
-        ClassDesc self = model.thisClass().asSymbol();
-        boolean isInterface = (model.flags().flagsMask() & ClassFile.ACC_INTERFACE) != 0;
-        ClassHierarchyInfo selfInfo = isInterface ? ClassHierarchyInfo.ofInterface()
-                : ClassHierarchyInfo.ofClass(model.superclass().map(c -> c.asSymbol()).orElse(null));
-        ClassHierarchyResolver fromOwnBytes = desc -> desc.equals(self) ? selfInfo : null;
-        return fromOwnBytes
-                .orElse(ClassHierarchyResolver.ofResourceParsing(loader))
-                .orElse(ClassHierarchyResolver.ofResourceParsing(ClassLoader.getPlatformClassLoader()));
     }
 
     /**
@@ -248,9 +242,17 @@ final class PreemptionPolls implements ClassFileTransformer {
         }
     }
 
-    /** The code transform of one method: one instance per method, as its state is per method. */
+    /**
+     * The code transform of one method: one instance per method, as its state is per method. The
+     * method's original stack map frames are written back at the end (see "Stack maps" above).
+     */
     private static final class PollBackEdges implements CodeTransform {
         private final BackEdges backEdges = new BackEdges();
+        private final Optional<StackMapTableAttribute> frames;
+
+        PollBackEdges(Optional<StackMapTableAttribute> frames) {
+            this.frames = frames;
+        }
 
         @Override
         public void accept(CodeBuilder code, CodeElement element) {
@@ -258,6 +260,11 @@ final class PreemptionPolls implements ClassFileTransformer {
                 code.invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void);
             }
             code.with(element);
+        }
+
+        @Override
+        public void atEnd(CodeBuilder code) {
+            frames.ifPresent(original -> code.with(StackMapTableAttribute.of(original.entries())));
         }
     }
 
