@@ -24,8 +24,19 @@ import java.util.List;
  * alone. Stateless; any thread may call it.
  */
 final class BackEdgeScan {
-    /** A method with back-edges: its name and descriptor ({@code run()V}), code length and back-edge count. */
-    record Method(String nameAndType, int codeLength, int backEdges) {
+    /**
+     * A method with back-edges: its name and descriptor ({@code run()V}), code length, back-edge
+     * count, and the offset in the class file of its {@code Code} attribute (its name index).
+     */
+    record Method(String nameAndType, int codeLength, int backEdges, int codeAttribute) {
+    }
+
+    /**
+     * What the scan found: the offset of each constant pool entry's tag by index (0 for index 0
+     * and the slot after a long or double; its length is the pool's entry count), where the pool
+     * ends, and the methods with back-edges.
+     */
+    record Result(int[] constantPoolEntries, int constantPoolEnd, List<Method> looping) {
     }
 
     /** The bytes are not a class file this scan can walk. */
@@ -54,15 +65,25 @@ final class BackEdgeScan {
      * @throws MalformedClassException if the bytes are not a class file that can be walked
      */
     static List<Method> methodsWithBackEdges(byte[] classBytes) {
+        return scan(classBytes).looping();
+    }
+
+    /**
+     * The whole result of the scan (see {@link #methodsWithBackEdges}).
+     *
+     * @throws MalformedClassException if the bytes are not a class file that can be walked
+     */
+    static Result scan(byte[] classBytes) {
         return new BackEdgeScan(classBytes).scan();
     }
 
-    private List<Method> scan() {
+    private Result scan() {
         if (u4() != MAGIC) {
             throw new MalformedClassException("not a class file (bad magic number)");
         }
         pos += 4; // minor and major version
         readConstantPool();
+        int constantPoolEnd = pos;
         pos += 6; // access flags, this class, super class
         skip(2 * u2()); // interfaces
         for (int fields = u2(); fields > 0; fields--) {
@@ -75,6 +96,7 @@ final class BackEdgeScan {
             int name = u2();
             int descriptor = u2();
             for (int attributes = u2(); attributes > 0; attributes--) {
+                int attribute = pos;
                 int attributeName = u2();
                 int length = u4();
                 require(length >= 0 && length <= bytes.length - pos, "attribute past the end"); // no int overflow
@@ -85,13 +107,15 @@ final class BackEdgeScan {
                     require(codeLength >= 0 && codeLength <= end - pos, "code past the end of its attribute");
                     int backEdges = countBackEdges(pos, codeLength);
                     if (backEdges > 0) {
-                        looping.add(new Method(utf8(name) + utf8(descriptor), codeLength, backEdges));
+                        looping.add(new Method(utf8(name) + utf8(descriptor), codeLength, backEdges, attribute));
                     }
                 }
                 pos = end;
             }
         }
-        return looping;
+        skipAttributes(); // the class's own: walked so that a truncated class file is seen as one
+        require(pos == bytes.length, "bytes after the end of the class file");
+        return new Result(entries, constantPoolEnd, looping);
     }
 
     private void readConstantPool() {
@@ -129,38 +153,58 @@ final class BackEdgeScan {
     private int countBackEdges(int start, int length) {
         int end = start + length;
         int count = 0;
-        int at = start;
-        while (at < end) {
-            int opcode = bytes[at] & 0xFF;
-            int size;
-            if ((opcode >= 0x99 && opcode <= 0xA7) || opcode == 0xC6 || opcode == 0xC7) { // if*, goto, ifnull, ifnonnull
-                require(at + 3 <= end, "branch past the end of the code");
-                count += (short) (((bytes[at + 1] & 0xFF) << 8) | (bytes[at + 2] & 0xFF)) <= 0 ? 1 : 0;
-                size = 3;
-            } else if (opcode == 0xC8) { // goto_w
-                require(at + 5 <= end, "branch past the end of the code");
-                count += s4(at + 1) <= 0 ? 1 : 0;
-                size = 5;
-            } else if (opcode == 0xAA || opcode == 0xAB) { // tableswitch, lookupswitch
-                int operands = start + ((at - start + 4) & ~3); // padded to a multiple of 4 from the code's start
-                require(operands + 12 <= end, "switch past the end of the code");
-                long entries = opcode == 0xAA
-                        ? (long) s4(operands + 8) - s4(operands + 4) + 1 // high - low + 1 jump offsets
-                        : 2L * s4(operands + 4); // match-offset pairs
-                long next = opcode == 0xAA ? operands + 12 + 4 * entries : operands + 8 + 4 * entries;
-                require(entries >= 0 && next <= end, "switch past the end of the code");
-                size = (int) next - at;
-            } else if (opcode == 0xC4) { // wide: iinc takes 6 bytes, a load, store or ret 4
-                require(at + 2 <= end, "wide past the end of the code");
-                size = (bytes[at + 1] & 0xFF) == 0x84 ? 6 : 4;
-            } else {
-                size = SIZES[opcode];
-                require(size > 0, "undefined opcode " + opcode);
-            }
-            at += size;
+        for (int at = start; at < end; at += instructionSize(bytes, start, at, end)) {
+            count += isBackEdge(bytes, at) ? 1 : 0;
         }
-        require(at == end, "an instruction runs past the end of the code");
         return count;
+    }
+
+    /**
+     * The size of the instruction at {@code at} of the code that spans {@code [codeStart, codeEnd)}
+     * of {@code bytes}.
+     *
+     * @throws MalformedClassException if it is no instruction or runs past the code's end
+     */
+    static int instructionSize(byte[] bytes, int codeStart, int at, int codeEnd) {
+        int opcode = bytes[at] & 0xFF;
+        int size;
+        if (opcode == 0xAA || opcode == 0xAB) { // tableswitch, lookupswitch
+            int operands = operandsOfSwitch(codeStart, at);
+            require(operands + 12 <= codeEnd, "switch past the end of the code");
+            long entries = opcode == 0xAA
+                    ? (long) s4(bytes, operands + 8) - s4(bytes, operands + 4) + 1 // high - low + 1 jump offsets
+                    : 2L * s4(bytes, operands + 4); // match-offset pairs
+            long next = opcode == 0xAA ? operands + 12 + 4 * entries : operands + 8 + 4 * entries;
+            require(entries >= 0 && next <= codeEnd, "switch past the end of the code");
+            size = (int) next - at;
+        } else if (opcode == 0xC4) { // wide: iinc takes 6 bytes, a load, store or ret 4
+            require(at + 2 <= codeEnd, "wide past the end of the code");
+            size = (bytes[at + 1] & 0xFF) == 0x84 ? 6 : 4;
+        } else {
+            size = SIZES[opcode];
+            require(size > 0, "undefined opcode " + opcode);
+        }
+        require(size <= codeEnd - at, "an instruction runs past the end of the code");
+        return size;
+    }
+
+    /** Where a switch's operands start: after padding to a multiple of 4 from the code's start. */
+    static int operandsOfSwitch(int codeStart, int at) {
+        return codeStart + ((at - codeStart + 4) & ~3);
+    }
+
+    /** Whether the instruction at {@code at} (whole, see {@link #instructionSize}) is a back-edge. */
+    static boolean isBackEdge(byte[] bytes, int at) {
+        int opcode = bytes[at] & 0xFF;
+        if (isShortBranch(opcode) && opcode != 0xA8) {
+            return (short) u2(bytes, at + 1) <= 0;
+        }
+        return opcode == 0xC8 && s4(bytes, at + 1) <= 0; // goto_w
+    }
+
+    /** {@code if*}, {@code goto}, {@code jsr}, {@code ifnull}, {@code ifnonnull}: a 16-bit offset follows. */
+    static boolean isShortBranch(int opcode) {
+        return (opcode >= 0x99 && opcode <= 0xA8) || opcode == 0xC6 || opcode == 0xC7;
     }
 
     /**
@@ -177,14 +221,20 @@ final class BackEdgeScan {
             SIZES[op] = 2; // bipush, ldc, the loads and stores with an index, ret, newarray
         }
         for (int op : new int[] {0x11, 0x13, 0x14, 0x84, 0xB2, 0xB3, 0xB4, 0xB5, 0xB6, 0xB7, 0xB8, 0xBB, 0xBD,
-                0xC0, 0xC1, 0xA8}) {
-            SIZES[op] = 3; // sipush, ldc_w, ldc2_w, iinc, field and invoke refs, new, anewarray, checkcast, instanceof, jsr
+                0xC0, 0xC1}) {
+            SIZES[op] = 3; // sipush, ldc_w, ldc2_w, iinc, field and invoke refs, new, anewarray, checkcast, instanceof
         }
         SIZES[0xB9] = 5; // invokeinterface
         SIZES[0xBA] = 5; // invokedynamic
         SIZES[0xC5] = 4; // multianewarray
+        for (int op = 0x99; op <= 0xA8; op++) {
+            SIZES[op] = 3; // if*, goto, jsr
+        }
+        SIZES[0xC6] = 3; // ifnull
+        SIZES[0xC7] = 3; // ifnonnull
+        SIZES[0xC8] = 5; // goto_w
         SIZES[0xC9] = 5; // jsr_w
-        SIZES[0xAA] = 0; // tableswitch, lookupswitch and wide: sized where read, as are the branches
+        SIZES[0xAA] = 0; // tableswitch, lookupswitch and wide: sized where read
         SIZES[0xAB] = 0;
         SIZES[0xC4] = 0;
     }
@@ -244,16 +294,20 @@ final class BackEdgeScan {
     /** Reads 4 bytes as a signed int (a length above 2 GiB comes out negative and is refused by the caller). */
     private int u4() {
         require(pos + 4 <= bytes.length, "truncated");
-        int value = s4(pos);
+        int value = s4(bytes, pos);
         pos += 4;
         return value;
     }
 
-    private int s4(int at) {
+    static int s4(byte[] bytes, int at) {
         return ((bytes[at] & 0xFF) << 24) | ((bytes[at + 1] & 0xFF) << 16) | ((bytes[at + 2] & 0xFF) << 8) | (bytes[at + 3] & 0xFF);
     }
 
-    private static void require(boolean condition, String problem) {
+    static int u2(byte[] bytes, int at) {
+        return ((bytes[at] & 0xFF) << 8) | (bytes[at + 1] & 0xFF);
+    }
+
+    static void require(boolean condition, String problem) {
         if (!condition) {
             throw new MalformedClassException(problem);
         }

@@ -40,9 +40,12 @@ import java.util.concurrent.atomic.LongAdder;
  * prefixes; an exclusion wins over an inclusion. The module of a class in a named module is made
  * to read the agent's module first (see {@link #canRead}).
  *
- * <p><b>First look.</b> Most classes have no loop. {@link BackEdgeScan} reads the raw bytes for
- * the methods that have a back-edge; a class without one is left alone without ever being parsed
- * by the ClassFile API, and of a class with one only those methods are rewritten.
+ * <p><b>First look, and the rewrite.</b> Most classes have no loop. {@link BackEdgeScan} reads the
+ * raw bytes for the methods that have a back-edge; a class without one is left alone, unparsed.
+ * {@link PollWriter} then inserts the polls into those methods' bytes directly; only a shape it
+ * leaves alone (a type annotation on code, a branch that would outgrow 16 bits) goes through the
+ * ClassFile API, which rewrites those methods alone. Both insert the same polls at the same
+ * places; the ClassFile API's generality cost start-up mostly in the JIT compiling it.
  *
  * <p><b>Where.</b> A back-edge is a branch instruction (conditional or {@code goto}) whose target
  * label is bound earlier in the method's code. The ClassFile API streams a method's code in
@@ -76,12 +79,12 @@ final class PreemptionPolls implements ClassFileTransformer {
     private static final String OWN_PREFIX = "io/loomgmp/";
     /**
      * HotSpot compiles no method with more bytecode than this ({@code HugeMethodLimit}, fixed in
-     * product builds; {@code -XX:-DontCompileHugeMethods} lifts it). A poll adds 3 bytes, so a
+     * product builds; {@code -XX:-DontCompileHugeMethods} lifts it). A poll adds 4 bytes, so a
      * method just under the limit would silently become interpreted-only: such a method keeps its
      * loops unpolled instead.
      */
     static final int HUGE_METHOD_LIMIT = 8000;
-    private static final int POLL_BYTES = 3; // invokestatic + a constant pool index
+    private static final int POLL_BYTES = PollWriter.POLL_BYTES; // the larger of PollWriter's and the ClassFile API's 3
 
     private final List<String> include; // internal-name prefixes ("com/acme/"); empty: every class
     private final List<String> exclude;
@@ -90,6 +93,7 @@ final class PreemptionPolls implements ClassFileTransformer {
     /** Classes looked at (selected, reaching Gmp), classes given polls, and the time spent on both. */
     private final LongAdder examined = new LongAdder();
     private final LongAdder instrumented = new LongAdder();
+    private final LongAdder viaClassFileApi = new LongAdder();
     private final LongAdder nanos = new LongAdder();
 
     /**
@@ -113,7 +117,7 @@ final class PreemptionPolls implements ClassFileTransformer {
                 return null;
             }
             examined.increment();
-            byte[] polled = instrument(classBytes);
+            byte[] polled = instrument(classBytes, viaClassFileApi);
             if (polled == null || !canRead(module)) {
                 return null;
             }
@@ -133,8 +137,9 @@ final class PreemptionPolls implements ClassFileTransformer {
      * start-up cost of the polls, and the failures that otherwise only {@link #failures} tells.
      */
     String stats() {
-        return String.format("loom-gmp: preemption polls: %d classes examined, %d given polls, %d failed, %.1f ms in the transformer",
-                examined.sum(), instrumented.sum(), failures.get(), nanos.sum() / 1e6);
+        return String.format("loom-gmp: preemption polls: %d classes examined, %d given polls (%d through the ClassFile API),"
+                + " %d failed, %.1f ms in the transformer (wall time)",
+                examined.sum(), instrumented.sum(), viaClassFileApi.sum(), failures.get(), nanos.sum() / 1e6);
     }
 
     /** How many classes were left without polls because instrumenting them failed. */
@@ -191,29 +196,46 @@ final class PreemptionPolls implements ClassFileTransformer {
     /**
      * The class with a poll before each back-edge, or {@code null} if it has no back-edge to poll
      * (then its bytes are not rewritten at all). The methods to change are found by
-     * {@link BackEdgeScan} on the raw bytes; the ClassFile API parses the class only if there is
-     * one, and inflates the code of those methods alone (the others are copied as they are).
+     * {@link BackEdgeScan} on the raw bytes, and {@link PollWriter} inserts the polls into them;
+     * only a shape that it leaves alone goes through the ClassFile API, which then inflates the
+     * code of those methods alone (the others are copied as they are).
      *
      * @throws BackEdgeScan.MalformedClassException if the scan cannot walk the bytes
      * @throws IllegalArgumentException (among others) if the ClassFile API cannot
      */
     static byte[] instrument(byte[] classBytes) {
-        Set<String> polled = new HashSet<>(); // name + descriptor of each method to change
-        for (BackEdgeScan.Method method : BackEdgeScan.methodsWithBackEdges(classBytes)) {
-            if (!becomesHuge(method.codeLength(), method.backEdges())) {
-                polled.add(method.nameAndType());
-            }
-        }
+        return instrument(classBytes, new LongAdder());
+    }
+
+    /** {@link #instrument(byte[])}, counting in {@code viaClassFileApi} the classes left to the ClassFile API. */
+    private static byte[] instrument(byte[] classBytes, LongAdder viaClassFileApi) {
+        BackEdgeScan.Result scan = BackEdgeScan.scan(classBytes);
+        List<BackEdgeScan.Method> polled = scan.looping().stream()
+                .filter(method -> !becomesHuge(method.codeLength(), method.backEdges()))
+                .toList();
         if (polled.isEmpty()) {
             return null;
         }
+        try {
+            return PollWriter.insert(classBytes, scan, polled);
+        } catch (PollWriter.Unsupported e) {
+            viaClassFileApi.increment();
+            Set<String> names = new HashSet<>(); // name + descriptor of each method to change
+            polled.forEach(method -> names.add(method.nameAndType()));
+            return withClassFileApi(classBytes, names);
+        }
+    }
+
+    private static byte[] withClassFileApi(byte[] classBytes, Set<String> polled) {
         ClassFile classFile = ClassFile.of(ClassFile.StackMapsOption.DROP_STACK_MAPS); // the originals are kept instead
         ClassModel model = classFile.parse(classBytes);
         return classFile.transformClass(model, ClassTransform.transformingMethods(
                 method -> polled.contains(method.methodName().stringValue() + method.methodType().stringValue()),
                 (method, element) -> {
                     if (element instanceof CodeModel code) {
-                        method.transformCode(code, new PollBackEdges(code.findAttribute(Attributes.stackMapTable())));
+                        Optional<StackMapTableAttribute> frames = code.findAttribute(Attributes.stackMapTable());
+                        // Stateful: the builder may run the transform again (to widen a branch that outgrew 16 bits).
+                        method.transformCode(code, CodeTransform.ofStateful(() -> new PollBackEdges(frames)));
                     } else {
                         method.with(element);
                     }

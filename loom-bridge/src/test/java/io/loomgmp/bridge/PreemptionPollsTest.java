@@ -197,8 +197,8 @@ class PreemptionPollsTest {
 
     @Test
     void aMethodThatWouldOutgrowTheJitsLimitKeepsItsLoopsUnpolled() {
-        // Code length = padding + 12 bytes; a poll adds 3.
-        int fits = PreemptionPolls.HUGE_METHOD_LIMIT - 3;
+        // Code length = padding + 12 bytes; a poll adds 4 (nop, invokestatic).
+        int fits = PreemptionPolls.HUGE_METHOD_LIMIT - 4;
         assertEquals(1, pollsByMethod(PreemptionPolls.instrument(loopOfLength(fits))).get("loop").polls());
         assertTrue(PreemptionPolls.instrument(loopOfLength(fits + 1)) == null, "8001 bytes would never be compiled");
         assertEquals(1, pollsByMethod(PreemptionPolls.instrument(loopOfLength(9000))).get("loop").polls(),
