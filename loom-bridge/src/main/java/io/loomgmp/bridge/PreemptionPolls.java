@@ -70,8 +70,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Failure.</b> Whatever fails (a malformed class file, a method that would outgrow 64 KiB) leaves the class exactly as it was ({@code null} is returned) and is
  * counted ({@link #failures()}): a class without polls is better than a class that does not load.
  *
- * <p>Any thread may call {@link #transform}, concurrently; the only shared state is the failure
- * count.
+ * <p>Any thread may call {@link #transform}, concurrently; the only shared state is the counters
+ * (failures, and those of {@link #stats}).
  */
 final class PreemptionPolls implements ClassFileTransformer {
     static final ClassDesc GMP = ClassDesc.of(Gmp.class.getName());
