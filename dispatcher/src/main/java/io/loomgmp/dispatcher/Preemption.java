@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.PendingPreemptions;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -9,7 +11,7 @@ import java.lang.invoke.VarHandle;
  * {@code runnext} once, so a hand-off chain cannot starve the ring) and by a running virtual
  * thread at its next preemption poll (which yields).
  *
- * <p>{@link #pending} counts the Ps with an open request, over every scheduler in the JVM. A
+ * <p>{@link PendingPreemptions#count} counts the Ps with an open request, over every scheduler in the JVM. A
  * poll's fast path is one read of it (a volatile int read: a plain load on x86, which the JIT may
  * not hoist out of the polled loop, unlike a plain field); the slow path, taken only while some
  * request is open, looks up the caller's own P. Each P's flag changes only by CAS, and the count
@@ -22,22 +24,19 @@ final class Preemption {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            PENDING = lookup.findStaticVarHandle(Preemption.class, "pending", int.class);
+            PENDING = lookup.findStaticVarHandle(PendingPreemptions.class, "count", int.class);
             REQUESTED = lookup.findVarHandle(Processor.class, "preemptRequested", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    @SuppressWarnings("unused") // accessed through PENDING
-    private static volatile int pending;
-
     private Preemption() {
     }
 
     /** Any thread: whether any P of any scheduler has an open request (the poll's fast path). */
     static boolean anyPending() {
-        return pending != 0;
+        return PendingPreemptions.count != 0;
     }
 
     /**

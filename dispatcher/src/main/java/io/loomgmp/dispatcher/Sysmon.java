@@ -117,9 +117,16 @@ final class Sysmon implements Runnable {
      */
     static final long RAN_NANOS = 50_000;
 
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-    private static final boolean CPU_TIME = THREADS.isThreadCpuTimeSupported();
-    private static final List<GarbageCollectorMXBean> COLLECTORS = ManagementFactory.getGarbageCollectorMXBeans();
+    /**
+     * The JVM's thread and collector MXBeans, initialised on first use (the first carrier seen
+     * asleep in the kernel), not with the scheduler: loading java.lang.management cost every
+     * start-up under the agent about 25 ms, for what most runs never look at.
+     */
+    private static final class Management {
+        static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+        static final boolean CPU_TIME = THREADS.isThreadCpuTimeSupported();
+        static final List<GarbageCollectorMXBean> COLLECTORS = ManagementFactory.getGarbageCollectorMXBeans();
+    }
 
     private final Scheduling scheduling;
     private final long timeSliceNanos;
@@ -538,7 +545,7 @@ final class Sysmon implements Runnable {
     /** Garbage collections ended so far, over every collector. */
     private static long collections() {
         long n = 0;
-        for (GarbageCollectorMXBean gc : COLLECTORS) {
+        for (GarbageCollectorMXBean gc : Management.COLLECTORS) {
             n += Math.max(0, gc.getCollectionCount());
         }
         return n;
@@ -546,7 +553,7 @@ final class Sysmon implements Runnable {
 
     /** The CPU time of {@code m}'s thread, or -1 where the JVM cannot tell (then it is not used). */
     private static long cpuTime(Carrier m) {
-        return CPU_TIME ? THREADS.getThreadCpuTime(m.threadId()) : -1;
+        return Management.CPU_TIME ? Management.THREADS.getThreadCpuTime(m.threadId()) : -1;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.loomgmp.bridge;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.loom.LoomSupport;
+import io.loomgmp.dispatcher.loom.PendingPreemptions;
 
 import java.util.Optional;
 
@@ -42,7 +43,7 @@ public final class Gmp {
      * is a no-op: sysmon asks again after another time slice. It never throws.
      */
     public static void checkpoint() {
-        if (LoomSupport.preemptPending()) {
+        if (PendingPreemptions.count != 0) { // LoomSupport.preemptPending(), read directly: see PendingPreemptions
             checkpointSlow();
         }
     }

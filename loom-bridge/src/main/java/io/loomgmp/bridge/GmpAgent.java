@@ -39,6 +39,9 @@ import java.util.Set;
  * creates the JDK's ForkJoinPool later, which stays unused and starts no thread.
  */
 public final class GmpAgent {
+    /** {@code -Dgmp.preempt.stats=true}: print what the preemption-poll transformer did, at exit. */
+    static final String PREEMPT_STATS_PROPERTY = "gmp.preempt.stats";
+
     private GmpAgent() {
     }
 
@@ -107,8 +110,11 @@ public final class GmpAgent {
         }
         answerSpinHeuristic(instrumentation);
         if (settings.preempt()) {
-            instrumentation.addTransformer(new PreemptionPolls(settings.preemptInclude(), settings.preemptExclude(),
-                    instrumentation), false);
+            PreemptionPolls polls = new PreemptionPolls(settings.preemptInclude(), settings.preemptExclude(), instrumentation);
+            instrumentation.addTransformer(polls, false);
+            if (Boolean.getBoolean(PREEMPT_STATS_PROPERTY)) { // a diagnostic: see README, "Start-up cost"
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println(polls.stats()), "loom-gmp-preempt-stats"));
+            }
         }
 
         if (settings.schedtraceMillis() > 0) {

@@ -1,8 +1,7 @@
 package io.loomgmp.bridge;
 
 import java.lang.classfile.ClassFile;
-import java.lang.classfile.ClassHierarchyResolver;
-import java.lang.classfile.ClassHierarchyResolver.ClassHierarchyInfo;
+import java.lang.classfile.Attributes;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
 import java.lang.classfile.CodeBuilder;
@@ -10,8 +9,7 @@ import java.lang.classfile.CodeElement;
 import java.lang.classfile.CodeModel;
 import java.lang.classfile.CodeTransform;
 import java.lang.classfile.Label;
-import java.lang.classfile.MethodModel;
-import java.lang.classfile.attribute.CodeAttribute;
+import java.lang.classfile.attribute.StackMapTableAttribute;
 import java.lang.classfile.instruction.BranchInstruction;
 import java.lang.classfile.instruction.LabelTarget;
 import java.lang.constant.ClassDesc;
@@ -22,8 +20,10 @@ import java.security.ProtectionDomain;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Inserts a preemption poll, {@code invokestatic io/loomgmp/bridge/Gmp.checkpoint()V}, before
@@ -40,6 +40,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * prefixes; an exclusion wins over an inclusion. The module of a class in a named module is made
  * to read the agent's module first (see {@link #canRead}).
  *
+ * <p><b>First look, and the rewrite.</b> Most classes have no loop. {@link BackEdgeScan} reads the
+ * raw bytes for the methods that have a back-edge; a class without one is left alone, unparsed.
+ * {@link PollWriter} then inserts the polls into those methods' bytes directly; only a shape it
+ * leaves alone (a type annotation on code, a branch that would outgrow 16 bits) goes through the
+ * ClassFile API, which rewrites those methods alone. Both insert the same polls at the same
+ * places; the ClassFile API's generality cost start-up mostly in the JIT compiling it.
+ *
  * <p><b>Where.</b> A back-edge is a branch instruction (conditional or {@code goto}) whose target
  * label is bound earlier in the method's code. The ClassFile API streams a method's code in
  * bytecode order with a {@link LabelTarget} where each label is bound, so "bound earlier" is "seen
@@ -51,22 +58,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * leads through the poll. A method that the polls would push past HotSpot's limit for compiling
  * keeps its loops unpolled (see {@link #HUGE_METHOD_LIMIT}).
  *
- * <p><b>Stack maps.</b> Inserting code moves offsets, so the ClassFile API regenerates the
- * StackMapTable of each changed method (class files of version 50 and later; older ones have
- * none and need none). Merging two reference types at a join point needs the class hierarchy.
- * The API's default resolver is of no use here: it <em>loads</em> classes through the system
- * loader, which from inside a transformer re-enters class loading, may define classes in the
- * wrong loader, and cannot see other loaders' classes. This resolver only reads class files: the
- * class being transformed from its own bytes (it may have no resource: generated classes), then
- * the defining loader's resources (which delegate to its parents, down to the JDK's class files),
- * then the platform loader's, for a loader that hides its parents' resources.
+ * <p><b>Stack maps.</b> Inserting code moves offsets, but a poll neither pops nor pushes and is
+ * no branch target of its own, so every frame of a changed method's StackMapTable still holds,
+ * only at a new offset: the original frames are written back against the ClassFile API's labels,
+ * which follow the code as it moves, rather than regenerated. Regenerating them would need the
+ * class hierarchy at every join point that merges two reference types, read from class files
+ * through the defining loader's resources: most of the transformer's cost, and a failure for any
+ * class whose supertypes cannot be read that way. Class files before version 50 have no stack
+ * maps and get none. The maximum stack depth is recomputed (unchanged by a poll in fact).
  *
- * <p><b>Failure.</b> Whatever fails (an unresolvable class, a method that would outgrow 64 KiB, a
- * malformed class file) leaves the class exactly as it was ({@code null} is returned) and is
+ * <p><b>Failure.</b> Whatever fails (a malformed class file, a method that would outgrow 64 KiB) leaves the class exactly as it was ({@code null} is returned) and is
  * counted ({@link #failures()}): a class without polls is better than a class that does not load.
  *
- * <p>Any thread may call {@link #transform}, concurrently; the only shared state is the failure
- * count.
+ * <p>Any thread may call {@link #transform}, concurrently; the only shared state is the counters
+ * (failures, and those of {@link #stats}).
  */
 final class PreemptionPolls implements ClassFileTransformer {
     static final ClassDesc GMP = ClassDesc.of(Gmp.class.getName());
@@ -74,17 +79,22 @@ final class PreemptionPolls implements ClassFileTransformer {
     private static final String OWN_PREFIX = "io/loomgmp/";
     /**
      * HotSpot compiles no method with more bytecode than this ({@code HugeMethodLimit}, fixed in
-     * product builds; {@code -XX:-DontCompileHugeMethods} lifts it). A poll adds 3 bytes, so a
+     * product builds; {@code -XX:-DontCompileHugeMethods} lifts it). A poll adds 4 bytes, so a
      * method just under the limit would silently become interpreted-only: such a method keeps its
      * loops unpolled instead.
      */
     static final int HUGE_METHOD_LIMIT = 8000;
-    private static final int POLL_BYTES = 3; // invokestatic + a constant pool index
+    private static final int POLL_BYTES = PollWriter.POLL_BYTES; // the larger of PollWriter's and the ClassFile API's 3
 
     private final List<String> include; // internal-name prefixes ("com/acme/"); empty: every class
     private final List<String> exclude;
     private final Instrumentation instrumentation; // null: classes of named modules are left alone
     private final AtomicLong failures = new AtomicLong();
+    /** Classes looked at (selected, reaching Gmp), classes given polls, and the time spent on both. */
+    private final LongAdder examined = new LongAdder();
+    private final LongAdder instrumented = new LongAdder();
+    private final LongAdder viaClassFileApi = new LongAdder();
+    private final LongAdder nanos = new LongAdder();
 
     /**
      * @param include binary-name prefixes ({@code com.acme.}); empty means every class
@@ -101,20 +111,35 @@ final class PreemptionPolls implements ClassFileTransformer {
     @Override
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> classBeingRedefined,
                             ProtectionDomain protectionDomain, byte[] classBytes) {
+        long start = System.nanoTime();
         try {
             if (!selects(loader, className, classBeingRedefined) || !reachesGmp(loader)) {
                 return null;
             }
-            byte[] polled = instrument(classBytes, loader);
+            examined.increment();
+            byte[] polled = instrument(classBytes, viaClassFileApi);
             if (polled == null || !canRead(module)) {
                 return null;
             }
+            instrumented.increment();
             return polled;
         } catch (Throwable e) {
             // Never let class loading fail because of a poll; the JVM would swallow it anyway.
             failures.incrementAndGet();
             return null;
+        } finally {
+            nanos.add(System.nanoTime() - start);
         }
+    }
+
+    /**
+     * One line of what the transformer did so far, for {@code -Dgmp.preempt.stats=true}: the
+     * start-up cost of the polls, and the failures that otherwise only {@link #failures} tells.
+     */
+    String stats() {
+        return String.format("loom-gmp: preemption polls: %d classes examined, %d given polls (%d through the ClassFile API),"
+                + " %d failed, %.1f ms in the transformer (wall time)",
+                examined.sum(), instrumented.sum(), viaClassFileApi.sum(), failures.get(), nanos.sum() / 1e6);
     }
 
     /** How many classes were left without polls because instrumenting them failed. */
@@ -170,52 +195,56 @@ final class PreemptionPolls implements ClassFileTransformer {
 
     /**
      * The class with a poll before each back-edge, or {@code null} if it has no back-edge to poll
-     * (then its bytes are not rewritten at all).
+     * (then its bytes are not rewritten at all). The methods to change are found by
+     * {@link BackEdgeScan} on the raw bytes, and {@link PollWriter} inserts the polls into them;
+     * only a shape that it leaves alone goes through the ClassFile API, which then inflates the
+     * code of those methods alone (the others are copied as they are).
      *
-     * @param loader the defining loader, through whose resources the class hierarchy is resolved
-     * @throws IllegalArgumentException (among others) if stack maps cannot be generated
+     * @throws BackEdgeScan.MalformedClassException if the scan cannot walk the bytes
+     * @throws IllegalArgumentException (among others) if the ClassFile API cannot
      */
-    static byte[] instrument(byte[] classBytes, ClassLoader loader) {
-        ClassModel model = ClassFile.of().parse(classBytes);
-        Set<String> polled = new HashSet<>(); // name + descriptor of each method to change
-        for (MethodModel method : model.methods()) {
-            CodeModel code = method.code().orElse(null);
-            if (code != null && shouldPoll(code)) {
-                polled.add(method.methodName().stringValue() + method.methodType().stringValue());
-            }
-        }
+    static byte[] instrument(byte[] classBytes) {
+        return instrument(classBytes, new LongAdder());
+    }
+
+    /** {@link #instrument(byte[])}, counting in {@code viaClassFileApi} the classes left to the ClassFile API. */
+    private static byte[] instrument(byte[] classBytes, LongAdder viaClassFileApi) {
+        BackEdgeScan.Result scan = BackEdgeScan.scan(classBytes);
+        List<BackEdgeScan.Method> polled = scan.looping().stream()
+                .filter(method -> !becomesHuge(method.codeLength(), method.backEdges()))
+                .toList();
         if (polled.isEmpty()) {
             return null;
         }
-        ClassFile classFile = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(hierarchy(model, loader)));
-        return classFile.transformClass(model, ClassTransform.transformingMethodBodies(
-                method -> polled.contains(method.methodName().stringValue() + method.methodType().stringValue()),
-                CodeTransform.ofStateful(PollBackEdges::new)));
-    }
-
-    /** Whether the method has back-edges and stays compilable with a poll at each. */
-    private static boolean shouldPoll(CodeModel code) {
-        BackEdges backEdges = new BackEdges();
-        int count = 0;
-        for (CodeElement element : code) {
-            if (backEdges.isBackEdge(element)) {
-                count++;
-            }
+        try {
+            return PollWriter.insert(classBytes, scan, polled);
+        } catch (PollWriter.Unsupported e) {
+            viaClassFileApi.increment();
+            Set<String> names = new HashSet<>(); // name + descriptor of each method to change
+            polled.forEach(method -> names.add(method.nameAndType()));
+            return withClassFileApi(classBytes, names);
         }
-        int length = code instanceof CodeAttribute attribute ? attribute.codeLength() : 0;
-        boolean becomesHuge = length <= HUGE_METHOD_LIMIT && length + POLL_BYTES * count > HUGE_METHOD_LIMIT;
-        return count > 0 && !becomesHuge;
     }
 
-    private static ClassHierarchyResolver hierarchy(ClassModel model, ClassLoader loader) {
-        ClassDesc self = model.thisClass().asSymbol();
-        boolean isInterface = (model.flags().flagsMask() & ClassFile.ACC_INTERFACE) != 0;
-        ClassHierarchyInfo selfInfo = isInterface ? ClassHierarchyInfo.ofInterface()
-                : ClassHierarchyInfo.ofClass(model.superclass().map(c -> c.asSymbol()).orElse(null));
-        ClassHierarchyResolver fromOwnBytes = desc -> desc.equals(self) ? selfInfo : null;
-        return fromOwnBytes
-                .orElse(ClassHierarchyResolver.ofResourceParsing(loader))
-                .orElse(ClassHierarchyResolver.ofResourceParsing(ClassLoader.getPlatformClassLoader()));
+    private static byte[] withClassFileApi(byte[] classBytes, Set<String> polled) {
+        ClassFile classFile = ClassFile.of(ClassFile.StackMapsOption.DROP_STACK_MAPS); // the originals are kept instead
+        ClassModel model = classFile.parse(classBytes);
+        return classFile.transformClass(model, ClassTransform.transformingMethods(
+                method -> polled.contains(method.methodName().stringValue() + method.methodType().stringValue()),
+                (method, element) -> {
+                    if (element instanceof CodeModel code) {
+                        Optional<StackMapTableAttribute> frames = code.findAttribute(Attributes.stackMapTable());
+                        // Stateful: the builder may run the transform again (to widen a branch that outgrew 16 bits).
+                        method.transformCode(code, CodeTransform.ofStateful(() -> new PollBackEdges(frames)));
+                    } else {
+                        method.with(element);
+                    }
+                }));
+    }
+
+    /** Whether a poll at each back-edge would push a compilable method past the JIT's limit. */
+    private static boolean becomesHuge(int codeLength, int backEdges) {
+        return codeLength <= HUGE_METHOD_LIMIT && codeLength + POLL_BYTES * backEdges > HUGE_METHOD_LIMIT;
     }
 
     /**
@@ -235,9 +264,17 @@ final class PreemptionPolls implements ClassFileTransformer {
         }
     }
 
-    /** The code transform of one method: one instance per method, as its state is per method. */
+    /**
+     * The code transform of one method: one instance per method, as its state is per method. The
+     * method's original stack map frames are written back at the end (see "Stack maps" above).
+     */
     private static final class PollBackEdges implements CodeTransform {
         private final BackEdges backEdges = new BackEdges();
+        private final Optional<StackMapTableAttribute> frames;
+
+        PollBackEdges(Optional<StackMapTableAttribute> frames) {
+            this.frames = frames;
+        }
 
         @Override
         public void accept(CodeBuilder code, CodeElement element) {
@@ -245,6 +282,11 @@ final class PreemptionPolls implements ClassFileTransformer {
                 code.invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void);
             }
             code.with(element);
+        }
+
+        @Override
+        public void atEnd(CodeBuilder code) {
+            frames.ifPresent(original -> code.with(StackMapTableAttribute.of(original.entries())));
         }
     }
 
