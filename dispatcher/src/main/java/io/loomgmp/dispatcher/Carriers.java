@@ -148,13 +148,7 @@ final class Carriers {
             m.thread = thread;
             register(m);
             live.add(m);
-            try {
-                thread.start();
-            } catch (Throwable e) {
-                live.remove(m);
-                unregister(m);
-                throw e;
-            }
+            thread.start();
             return m;
         } catch (Throwable failure) { // OutOfMemoryError: unable to create native thread, and the like
             m.nextP = null;
@@ -164,6 +158,12 @@ final class Carriers {
                 scheduling.idle.carrierExited();
             } finally {
                 scheduling.lock.unlock();
+            }
+            // Only after the count: close() joins the carriers in live and then finds the count
+            // final (see live()).
+            if (m.thread != null) {
+                live.remove(m);
+                unregister(m);
             }
             if (spinning) {
                 scheduling.idle.spinnerGone();
@@ -205,16 +205,20 @@ final class Carriers {
         } catch (Throwable failure) {
             recover(m, failure);
         } finally {
-            live.remove(m);
-            unregister(m);
-            if (!m.retired) {
-                scheduling.lock.lock();
-                try {
+            // Counted out (and off the idle list) before it leaves live: close() joins every
+            // carrier in live, so once it returns the count is final. The other order let a
+            // carrier leave live, close() return, and a snapshot still count it.
+            scheduling.lock.lock();
+            try {
+                scheduling.idle.takeCarrier(m); // ended while parked: after termination
+                if (!m.retired) {
                     scheduling.idle.carrierExited();
-                } finally {
-                    scheduling.lock.unlock();
                 }
+            } finally {
+                scheduling.lock.unlock();
             }
+            unregister(m);
+            live.remove(m);
         }
     }
 

@@ -224,7 +224,20 @@ class FailureModelTest {
         assertTrue(reports.schedulerFailures(SchedulerFailure.Site.CARRIER_START) >= 1, "reported: " + reports.all);
         assertTrue(reports.all.size() < factory.refused.get() || factory.refused.get() == 1,
                 "each refused start reached the handler: " + reports.all.size());
-        assertQuiet(s.snapshot());
+        try {
+            assertQuiet(s.snapshot());
+        } catch (AssertionError e) {
+            // Say which carrier threads were still there, and where (a carrier that had left the
+            // live set before it was counted out once let close() return with it still counted).
+            StringBuilder threads = new StringBuilder();
+            for (Thread thread : factory.made) {
+                threads.append('\n').append(thread).append(' ').append(thread.getState());
+                for (StackTraceElement frame : thread.getStackTrace()) {
+                    threads.append("\n    at ").append(frame);
+                }
+            }
+            throw new AssertionError(e.getMessage() + "\ncarrier threads made:" + threads, e);
+        }
     }
 
     @Test
@@ -424,6 +437,7 @@ class FailureModelTest {
         assertEquals(0, s.globalQueueLength(), "global queue not empty after close\n" + s);
         assertEquals(s.procs(), s.idleProcs(), "Ps held after close\n" + s);
         assertEquals(0, s.carriers(), "carriers alive after close\n" + s);
+        assertEquals(0, s.idleCarriers(), "carriers left on the idle list after close\n" + s);
         for (SchedulerSnapshot.ProcessorSnapshot p : s.processors()) {
             assertEquals(0, p.runnable(), "P" + p.id() + " has queued work after close\n" + s);
         }
