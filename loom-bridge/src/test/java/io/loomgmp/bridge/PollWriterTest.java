@@ -8,10 +8,8 @@ import java.lang.classfile.CodeElement;
 import java.lang.classfile.Instruction;
 import java.lang.classfile.Label;
 import java.lang.classfile.MethodModel;
-import java.lang.classfile.Opcode;
 import java.lang.classfile.attribute.CodeAttribute;
 import java.lang.classfile.instruction.BranchInstruction;
-import java.lang.classfile.instruction.InvokeInstruction;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.ConstantDescs;
 import java.net.URI;
@@ -77,7 +75,7 @@ class PollWriterTest {
         // One poll, in the loop; the ClassFile API may turn a branch that outgrows 16 bits into a
         // branch around a goto_w, so the back-edge need not follow the poll directly there.
         long polls = ClassFile.of().parse(polled).methods().getFirst().code().orElseThrow().elementStream()
-                .filter(element -> element instanceof Instruction instruction && isPoll(instruction)).count();
+                .filter(element -> element instanceof Instruction instruction && PreemptionPollsTest.isPoll(instruction)).count();
         assertEquals(1, polls);
     }
 
@@ -92,20 +90,12 @@ class PollWriterTest {
             for (CodeElement element : code) {
                 if (element instanceof Instruction instruction) {
                     if (instruction instanceof BranchInstruction branch && code.labelToBci(branch.target()) <= offset) {
-                        assertTrue(isPoll(previous), what + "." + method.methodName() + " at " + offset);
+                        assertTrue(PreemptionPollsTest.isPoll(previous), what + "." + method.methodName() + " at " + offset);
                     }
                     previous = instruction;
                     offset += instruction.sizeInBytes();
                 }
             }
         }
-    }
-
-    private static boolean isPoll(Instruction instruction) {
-        return instruction instanceof InvokeInstruction invoke
-                && invoke.opcode() == Opcode.INVOKESTATIC
-                && invoke.owner().asSymbol().equals(PreemptionPolls.GMP)
-                && invoke.name().equalsString(PreemptionPolls.CHECKPOINT)
-                && invoke.typeSymbol().equals(ConstantDescs.MTD_void);
     }
 }

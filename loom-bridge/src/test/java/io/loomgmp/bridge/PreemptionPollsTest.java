@@ -250,7 +250,8 @@ class PreemptionPollsTest {
         return result;
     }
 
-    private static boolean isPoll(Instruction instruction) {
+    /** Whether {@code instruction} is a preemption poll ({@code invokestatic Gmp.checkpoint()V}). */
+    static boolean isPoll(Instruction instruction) {
         return instruction instanceof InvokeInstruction invoke
                 && invoke.opcode() == Opcode.INVOKESTATIC
                 && invoke.owner().asSymbol().equals(PreemptionPolls.GMP)
