@@ -1,5 +1,7 @@
 package io.loomgmp.bridge;
 
+import io.loomgmp.jfr.testing.MiniJson;
+
 import example.app.ConformanceJfr;
 import example.app.ConformanceShutdown;
 import example.app.ConformanceStates;
@@ -289,7 +291,7 @@ class VirtualThreadConformanceIT {
     }
 
     private static void checkJsonDump(Run run, String text, Map<String, String> summary) {
-        Map<?, ?> dump = (Map<?, ?>) ((Map<?, ?>) Json.parse(text)).get("threadDump");
+        Map<?, ?> dump = (Map<?, ?>) ((Map<?, ?>) MiniJson.parse(text)).get("threadDump");
         Map<String, Map<?, ?>> threadsByName = new LinkedHashMap<>();
         Map<String, Map<?, ?>> threadsByTid = new LinkedHashMap<>();
         Map<String, String> containerOf = new LinkedHashMap<>();
@@ -458,153 +460,6 @@ class VirtualThreadConformanceIT {
                 run.assertOk();
             }
             assertSamePortableResults(runs, key -> !key.endsWith(".carrier"));
-        }
-    }
-
-    // ------------------------------------------------------------------ a JSON reader for the dumps
-
-    /** Just enough JSON for the JDK's thread dump: objects, arrays, strings, numbers, literals. */
-    private static final class Json {
-        private final String s;
-        private int i;
-
-        private Json(String s) {
-            this.s = s;
-        }
-
-        static Object parse(String text) {
-            Json json = new Json(text);
-            Object value = json.value();
-            json.space();
-            if (json.i != text.length()) {
-                throw json.error("trailing text");
-            }
-            return value;
-        }
-
-        private Object value() {
-            space();
-            if (i >= s.length()) {
-                throw error("unexpected end");
-            }
-            char c = s.charAt(i);
-            switch (c) {
-                case '{':
-                    return object();
-                case '[':
-                    return array();
-                case '"':
-                    return string();
-                default:
-                    for (var literal : List.of(Map.entry("true", Boolean.TRUE), Map.entry("false", Boolean.FALSE))) {
-                        if (s.startsWith(literal.getKey(), i)) {
-                            i += literal.getKey().length();
-                            return literal.getValue();
-                        }
-                    }
-                    if (s.startsWith("null", i)) {
-                        i += 4;
-                        return null;
-                    }
-                    int start = i;
-                    while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-                        i++;
-                    }
-                    if (start == i) {
-                        throw error("unexpected '" + c + "'");
-                    }
-                    return Double.parseDouble(s.substring(start, i));
-            }
-        }
-
-        private Map<String, Object> object() {
-            Map<String, Object> object = new LinkedHashMap<>();
-            i++; // {
-            space();
-            if (s.charAt(i) == '}') {
-                i++;
-                return object;
-            }
-            while (true) {
-                space();
-                String key = string();
-                space();
-                expect(':');
-                object.put(key, value());
-                space();
-                if (s.charAt(i) == ',') {
-                    i++;
-                } else {
-                    expect('}');
-                    return object;
-                }
-            }
-        }
-
-        private List<Object> array() {
-            List<Object> array = new ArrayList<>();
-            i++; // [
-            space();
-            if (s.charAt(i) == ']') {
-                i++;
-                return array;
-            }
-            while (true) {
-                array.add(value());
-                space();
-                if (s.charAt(i) == ',') {
-                    i++;
-                } else {
-                    expect(']');
-                    return array;
-                }
-            }
-        }
-
-        private String string() {
-            expect('"');
-            StringBuilder out = new StringBuilder();
-            while (true) {
-                char c = s.charAt(i++);
-                if (c == '"') {
-                    return out.toString();
-                }
-                if (c != '\\') {
-                    out.append(c);
-                    continue;
-                }
-                char e = s.charAt(i++);
-                switch (e) {
-                    case 'b' -> out.append('\b');
-                    case 'f' -> out.append('\f');
-                    case 'n' -> out.append('\n');
-                    case 'r' -> out.append('\r');
-                    case 't' -> out.append('\t');
-                    case 'u' -> {
-                        out.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                        i += 4;
-                    }
-                    default -> out.append(e); // \" \\ \/
-                }
-            }
-        }
-
-        private void expect(char c) {
-            if (i >= s.length() || s.charAt(i) != c) {
-                throw error("expected '" + c + "'");
-            }
-            i++;
-        }
-
-        private void space() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-        }
-
-        private IllegalArgumentException error(String what) {
-            return new IllegalArgumentException("JSON: " + what + " at " + i + ": "
-                    + s.substring(Math.max(0, i - 40), Math.min(s.length(), i + 40)));
         }
     }
 }

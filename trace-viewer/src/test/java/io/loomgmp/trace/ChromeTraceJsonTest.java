@@ -1,5 +1,7 @@
 package io.loomgmp.trace;
 
+import io.loomgmp.jfr.testing.MiniJson;
+
 import io.loomgmp.jfr.testing.SyntheticRecording;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.loomgmp.trace;
+package io.loomgmp.jfr.testing;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -10,9 +10,10 @@ import java.util.Map;
  * A strict JSON parser for tests (RFC 8259: no trailing commas, no comments, no NaN), so that
  * the checks read the writer's output as any consumer would rather than trusting its structure.
  * Objects become LinkedHashMap, arrays ArrayList, numbers BigDecimal (exact, so microsecond
- * timestamps convert back to nanoseconds without rounding).
+ * timestamps convert back to nanoseconds without rounding). Shared by the trace viewer's tests
+ * and the Loom bridge's conformance test (the JDK's JSON thread dump).
  */
-final class MiniJson {
+public final class MiniJson {
     private final String text;
     private int at;
 
@@ -20,7 +21,7 @@ final class MiniJson {
         this.text = text;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         MiniJson p = new MiniJson(text);
         Object value = p.value();
         p.space();
