@@ -59,18 +59,28 @@ final class NativeThreadState implements AutoCloseable {
 
     /** Watches thread {@code tid} of this process; null if its stat file cannot be opened (it ended). */
     static NativeThreadState of(long tid) {
+        return of(tid, true);
+    }
+
+    /**
+     * {@link #of(long)}; with {@code schedstat} false, as on a kernel without scheduler
+     * statistics (for tests of {@link #slices()}' stand-in).
+     */
+    static NativeThreadState of(long tid, boolean schedstat) {
         Path task = Path.of("/proc/self/task/" + tid);
         FileChannel stat = null;
         try {
             stat = FileChannel.open(task.resolve("stat"));
             FileChannel wchan = FileChannel.open(task.resolve("wchan"));
-            FileChannel schedstat;
-            try {
-                schedstat = FileChannel.open(task.resolve("schedstat"));
-            } catch (IOException | RuntimeException e) {
-                schedstat = null; // a kernel without CONFIG_SCHED_INFO
+            FileChannel statistics = null;
+            if (schedstat) {
+                try {
+                    statistics = FileChannel.open(task.resolve("schedstat"));
+                } catch (IOException | RuntimeException e) {
+                    // a kernel without CONFIG_SCHED_INFO: slices() uses stat's CPU time
+                }
             }
-            return new NativeThreadState(tid, stat, wchan, schedstat);
+            return new NativeThreadState(tid, stat, wchan, statistics);
         } catch (IOException | RuntimeException e) {
             if (stat != null) {
                 close(stat);
@@ -90,10 +100,17 @@ final class NativeThreadState implements AutoCloseable {
      */
     static int runnableThreads() {
         try {
-            byte[] loadavg = Files.readAllBytes(LOADAVG); // "0.52 0.58 0.59 3/467 12345": small, read whole
+            // "0.52 0.58 0.59 3/467 12345": small, read whole. A FileChannel, whose classes the
+            // per-thread views have loaded already, rather than Files.readAllBytes, which loads
+            // a dozen stream classes in the middle of sysmon's first decision.
+            ByteBuffer loadavg = ByteBuffer.allocate(128);
+            try (FileChannel channel = FileChannel.open(LOADAVG)) {
+                channel.read(loadavg, 0);
+            }
             int field = 0;
             int value = -1;
-            for (byte b : loadavg) {
+            for (int i = 0; i < loadavg.position(); i++) {
+                byte b = loadavg.get(i);
                 if (b == ' ') {
                     field++;
                 } else if (field == 3 && b >= '0' && b <= '9') {
@@ -120,13 +137,8 @@ final class NativeThreadState implements AutoCloseable {
         try {
             buffer.clear();
             int n = stat.read(buffer, 0);
-            // "tid (comm) S ...": comm may hold spaces and parentheses, so look after the last ')'.
-            int close = -1;
-            for (int i = 0; i < n; i++) {
-                if (buffer.get(i) == ')') {
-                    close = i;
-                }
-            }
+            // "tid (comm) S ...": look after the last ')'.
+            int close = lastCloseParen(n);
             if (close < 0 || close + 2 >= n) {
                 return RUNNING;
             }
@@ -149,34 +161,60 @@ final class NativeThreadState implements AutoCloseable {
     /**
      * How many times the kernel has put the thread on a CPU so far (the third field of
      * {@code schedstat}), or -1 where it cannot tell. A thread blocked in one wait all along is
-     * not put on a CPU; one that waits at safepoints now and then, or for a CPU, is.
+     * not put on a CPU; one that waits at safepoints now and then, or for a CPU, is. Where the
+     * kernel keeps no scheduler statistics, the thread's CPU time in clock ticks ({@code utime}
+     * plus {@code stime} in {@code stat}) stands in: coarser, it changes only once the thread has
+     * run a tick between two looks.
      */
     long slices() {
-        if (schedstat == null) {
-            return -1;
-        }
         try {
             buffer.clear();
-            int n = schedstat.read(buffer, 0);
-            int field = 0;
-            long value = 0;
-            boolean inNumber = false;
-            for (int i = 0; i < n; i++) {
-                byte b = buffer.get(i);
-                if (b >= '0' && b <= '9') {
-                    value = inNumber ? value * 10 + (b - '0') : b - '0';
-                    inNumber = true;
-                } else if (inNumber) {
-                    if (++field == 3) {
-                        return value;
-                    }
-                    inNumber = false;
-                }
+            if (schedstat != null) {
+                return field(schedstat.read(buffer, 0), 0, 3);
             }
-            return inNumber && field == 2 ? value : -1;
+            int n = stat.read(buffer, 0);
+            int close = lastCloseParen(n);
+            if (close < 0) {
+                return -1;
+            }
+            // After "(comm)": state is field 3 of the line, utime 14 and stime 15.
+            long utime = field(n, close + 1, 11);
+            long stime = field(n, close + 1, 12);
+            return utime < 0 || stime < 0 ? -1 : utime + stime;
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /** The {@code index}th (from 1) run of digits in the buffer's first {@code n} bytes from {@code from}; -1 if none. */
+    private long field(int n, int from, int index) {
+        int field = 0;
+        long value = 0;
+        boolean inNumber = false;
+        for (int i = from; i < n; i++) {
+            byte b = buffer.get(i);
+            if (b >= '0' && b <= '9') {
+                value = inNumber ? value * 10 + (b - '0') : b - '0';
+                inNumber = true;
+            } else if (inNumber) {
+                if (++field == index) {
+                    return value;
+                }
+                inNumber = false;
+            }
+        }
+        return inNumber && field == index - 1 ? value : -1;
+    }
+
+    /** Where "(comm)" ends in the {@code stat} line in the buffer: comm may hold spaces and parentheses. */
+    private int lastCloseParen(int n) {
+        int close = -1;
+        for (int i = 0; i < n; i++) {
+            if (buffer.get(i) == ')') {
+                close = i;
+            }
+        }
+        return close;
     }
 
     private static boolean startsWith(ByteBuffer buffer, int length, byte[] prefix) {

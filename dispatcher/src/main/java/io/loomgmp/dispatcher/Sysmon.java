@@ -1,9 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
@@ -29,8 +25,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       {@link #FUTEX_HANDOFF_AFTER_NANOS} while the machine has a CPU to spare; or RUNNABLE for
  *       the JVM but asleep
  *       in the kernel ({@link NativeThreadState}), without being put on a CPU
- *       in between (nor running more than {@link #RAN_NANOS}, nor a garbage collection ending
- *       meanwhile: an allocating thread waits for it), for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
+ *       in between (nor a garbage collection ending meanwhile, {@link CollectionSentinel}: an
+ *       allocating thread waits for it), for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
  *       I/O, a pipe, a FIFO) or {@link #FUTEX_HANDOFF_AFTER_NANOS} (in a futex: waiting for a
  *       class initialiser, or for the JVM itself; and then only while fewer threads want a CPU
  *       than the JVM may use, as {@code /proc/loadavg} counts them: on a loaded machine such a
@@ -110,27 +106,11 @@ final class Sysmon implements Runnable {
      */
     static final long GIVE_WAY_AFTER_NANOS = 1_000_000;
 
-    /**
-     * CPU time a carrier may use between two looks that found it asleep in the kernel and still
-     * count as blocked throughout: a thread blocked in its task uses none; one that merely waits
-     * at safepoints, or for a CPU, runs in between.
-     */
-    static final long RAN_NANOS = 50_000;
-
-    /**
-     * The JVM's thread and collector MXBeans, initialised on first use (the first carrier seen
-     * asleep in the kernel), not with the scheduler: loading java.lang.management cost every
-     * start-up under the agent about 25 ms, for what most runs never look at.
-     */
-    private static final class Management {
-        static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-        static final boolean CPU_TIME = THREADS.isThreadCpuTimeSupported();
-        static final List<GarbageCollectorMXBean> COLLECTORS = ManagementFactory.getGarbageCollectorMXBeans();
-    }
-
     private final Scheduling scheduling;
     private final long timeSliceNanos;
     private final Watch[] watches;
+    /** Sysmon's thread only. */
+    private final CollectionSentinel collectionSentinel = new CollectionSentinel();
     private final Thread thread;
     private volatile boolean sleepingDeeply;
     /** The cadence: the sleep between two rounds. Sysmon's thread only, as are the next two. */
@@ -166,8 +146,6 @@ final class Sysmon implements Runnable {
         long nativeAsleepSince;
         /** Whether every look since {@link #nativeAsleepSince} found the carrier in a futex wait. */
         boolean futexOnly;
-        /** The carrier's CPU time when {@link #nativeAsleepSince} was set (-1 if unknown). */
-        long cpuAtAsleep;
         /** The carrier's {@link NativeThreadState#slices()} then: any change means it woke up in between. */
         long slicesAtAsleep;
         /** Garbage collections ended by then: a thread that allocates waits for them in a futex. */
@@ -542,20 +520,6 @@ final class Sysmon implements Runnable {
         return runnable < 0 || runnable - 1 < Runtime.getRuntime().availableProcessors();
     }
 
-    /** Garbage collections ended so far, over every collector. */
-    private static long collections() {
-        long n = 0;
-        for (GarbageCollectorMXBean gc : Management.COLLECTORS) {
-            n += Math.max(0, gc.getCollectionCount());
-        }
-        return n;
-    }
-
-    /** The CPU time of {@code m}'s thread, or -1 where the JVM cannot tell (then it is not used). */
-    private static long cpuTime(Carrier m) {
-        return Management.CPU_TIME ? Management.THREADS.getThreadCpuTime(m.threadId()) : -1;
-    }
-
     /**
      * Looks in a row, this one included, at which carrier {@code m} (in the same task since the
      * watch began) was blocked.
@@ -595,10 +559,9 @@ final class Sysmon implements Runnable {
                     watch.nativeAsleepSince = 0;
                     return 0;
                 }
-                long cpu = cpuTime(m);
                 long slices = state == null ? -1 : state.slices();
-                long collections = collections();
-                if (watch.nativeAsleepSince == 0 || cpu - watch.cpuAtAsleep > RAN_NANOS
+                long collections = collectionSentinel.collections();
+                if (watch.nativeAsleepSince == 0
                         || slices != watch.slicesAtAsleep || collections != watch.collectionsAtAsleep) {
                     // First seen asleep; or it ran between two looks that both found it asleep: a
                     // carrier descheduled, or stopped at safepoints now and then (a loaded
@@ -606,7 +569,6 @@ final class Sysmon implements Runnable {
                     // ended meanwhile, which it may have been waiting for. Start over.
                     watch.nativeAsleepSince = now;
                     watch.futexOnly = true;
-                    watch.cpuAtAsleep = cpu;
                     watch.slicesAtAsleep = slices;
                     watch.collectionsAtAsleep = collections;
                 }

@@ -83,6 +83,48 @@ class NativeThreadStateTest {
     }
 
     @Test
+    void withoutSchedulerStatisticsCpuTicksStandInForSlices() throws Exception {
+        Pipe pipe = Pipe.open();
+        Watched reader = start(() -> {
+            try {
+                pipe.source().read(ByteBuffer.allocate(1));
+            } catch (IOException e) {
+                // closed at the end of the test
+            }
+        });
+        AtomicBoolean stop = new AtomicBoolean();
+        Watched computing = start(() -> {
+            while (!stop.get()) {
+                Thread.onSpinWait();
+            }
+        });
+        try (NativeThreadState blocked = NativeThreadState.of(reader.tid(), false);
+                NativeThreadState busy = NativeThreadState.of(computing.tid(), false)) {
+            assertNotNull(blocked, "no /proc entry for the reader");
+            assertNotNull(busy, "no /proc entry for the computing thread");
+            awaitLook(blocked::look, NativeThreadState.BLOCKED, "a pipe read");
+            long blockedTicks = blocked.slices();
+            assertTrue(blockedTicks >= 0, "ticks " + blockedTicks);
+            long busyTicks = busy.slices();
+            assertTrue(busyTicks >= 0, "ticks " + busyTicks);
+            // A busy thread runs a clock tick sooner or later, however loaded the machine.
+            long deadline = System.nanoTime() + BOUND_NANOS;
+            while (busy.slices() == busyTicks && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(busy.slices() > busyTicks, "a computing thread's CPU ticks grow");
+            assertEquals(blockedTicks, blocked.slices(), "a thread blocked all along uses no CPU");
+        } finally {
+            stop.set(true);
+            computing.thread().join();
+            pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+            reader.thread().join();
+            pipe.sink().close();
+            pipe.source().close();
+        }
+    }
+
+    @Test
     void theCallerIsAmongTheRunnableThreads() {
         assertTrue(NativeThreadState.runnableThreads() >= 1, "runnable " + NativeThreadState.runnableThreads());
     }
