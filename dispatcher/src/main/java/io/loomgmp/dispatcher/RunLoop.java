@@ -1,7 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -425,13 +423,17 @@ final class RunLoop {
 
     /** Strides coprime with n, so that {@code i = (i + stride) % n} visits every P once (Go's randomOrder). */
     private static int[] coprimesOf(int n) {
-        List<Integer> strides = new ArrayList<>();
+        int count = 0;
         for (int i = 1; i <= n; i++) {
+            count += gcd(i, n) == 1 ? 1 : 0;
+        }
+        int[] strides = new int[count]; // an array filled in a loop: a stream here cost every start-up its classes
+        for (int i = 1, next = 0; i <= n; i++) {
             if (gcd(i, n) == 1) {
-                strides.add(i);
+                strides[next++] = i;
             }
         }
-        return strides.stream().mapToInt(Integer::intValue).toArray();
+        return strides;
     }
 
     private static int gcd(int a, int b) {

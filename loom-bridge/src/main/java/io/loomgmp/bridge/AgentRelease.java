@@ -47,13 +47,26 @@ final class AgentRelease {
         List<Integer> features = new ArrayList<Integer>();
         for (String item : String.valueOf(supportedJdks).split(",")) {
             String feature = item.trim();
-            if (!feature.matches("[1-9][0-9]{0,3}")) {
+            if (!isFeatureRelease(feature)) {
                 throw new IllegalStateException("loom-gmp: " + RESOURCE + " has a bad supported.jdks \""
                         + supportedJdks + "\": expected JDK feature releases separated by commas, e.g. 25");
             }
             features.add(Integer.valueOf(feature));
         }
         return new AgentRelease(version, Collections.unmodifiableList(features));
+    }
+
+    /** 1 to 4 digits, not starting with 0 (no regular expression: this runs in every start-up). */
+    private static boolean isFeatureRelease(String text) {
+        if (text.length() < 1 || text.length() > 4 || text.charAt(0) == '0') {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     String version() {

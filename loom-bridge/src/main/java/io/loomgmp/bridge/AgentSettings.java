@@ -1,14 +1,10 @@
 package io.loomgmp.bridge;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * The agent's settings, from system properties and agent arguments
@@ -37,12 +33,8 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
     /** ForkJoinPool's limit, which the JDK applies to the same properties. */
     static final int MAX_PARALLELISM = 0x7fff;
 
-    private static final String ACCEPTED_ARGUMENTS = Arrays.stream(AgentSetting.values())
-            .map(AgentSetting::argumentForm).collect(Collectors.joining(", "));
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,18})(ns|us|ms|s)");
-    /** A dotted Java name, optionally ending with a dot: {@code com.acme.}, {@code com.acme.Main}. */
-    private static final Pattern PREFIX = Pattern.compile(
-            "\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*\\.?");
+    // The checks below are written out rather than as regular expressions or streams: this
+    // runs in every JVM's start-up, and java.util.regex alone cost it a few milliseconds.
 
     AgentSettings {
         preemptInclude = List.copyOf(preemptInclude);
@@ -73,11 +65,15 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
             for (String argument : agentArguments.split(",")) {
                 int eq = argument.indexOf('=');
                 String key = (eq < 0 ? argument : argument.substring(0, eq)).trim();
-                AgentSetting setting = Arrays.stream(AgentSetting.values())
-                        .filter(s -> s.argument.equals(key)).findFirst().orElse(null);
+                AgentSetting setting = null;
+                for (AgentSetting candidate : AgentSetting.values()) {
+                    if (candidate.argument.equals(key)) {
+                        setting = candidate;
+                    }
+                }
                 if (setting == null || eq < 0) {
                     throw new BadSetting("loom-gmp: unknown agent argument \"" + argument.trim()
-                            + "\"; accepted: " + ACCEPTED_ARGUMENTS);
+                            + "\"; accepted: " + acceptedArguments());
                 }
                 String value = argument.substring(eq + 1).trim();
                 check(setting, value, "agent argument " + key);
@@ -133,8 +129,20 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         if (shown.size() != AgentSetting.values().length) {
             throw new IllegalStateException("a setting is missing from inForce(): " + shown.keySet());
         }
-        return shown.entrySet().stream().map(e -> e.getKey().argument + "=" + e.getValue())
-                .collect(Collectors.joining(","));
+        StringBuilder line = new StringBuilder();
+        for (Map.Entry<AgentSetting, String> setting : shown.entrySet()) {
+            line.append(line.isEmpty() ? "" : ",").append(setting.getKey().argument).append('=').append(setting.getValue());
+        }
+        return line.toString();
+    }
+
+    /** Every agent argument with the form of its value, for the error line. */
+    private static String acceptedArguments() {
+        StringBuilder accepted = new StringBuilder();
+        for (AgentSetting setting : AgentSetting.values()) {
+            accepted.append(accepted.isEmpty() ? "" : ", ").append(setting.argumentForm());
+        }
+        return accepted.toString();
     }
 
     /** A duration in the largest unit that shows it whole: 10ms, 30s, 500us, 700ns. */
@@ -153,14 +161,15 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
     private static void check(AgentSetting setting, String value, String source) {
         switch (setting) {
             case PARALLELISM, MAX_POOL_SIZE -> {
-                if (!value.matches("\\d{1,5}") || Integer.parseInt(value) < 1 || Integer.parseInt(value) > MAX_PARALLELISM) {
+                if (!digits(value, 5) || Integer.parseInt(value) < 1 || Integer.parseInt(value) > MAX_PARALLELISM) {
                     throw bad(source, value, "a whole number from 1 to " + MAX_PARALLELISM);
                 }
             }
             case TIMESLICE, KEEPALIVE -> {
                 boolean positive;
                 try {
-                    positive = DURATION.matcher(value).matches() && !duration(value).isZero();
+                    Duration duration = durationOrNull(value);
+                    positive = duration != null && !duration.isZero();
                 } catch (ArithmeticException tooLarge) {
                     positive = false;
                 }
@@ -170,7 +179,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
                 }
             }
             case SCHEDTRACE -> {
-                if (!value.matches("\\d{1,9}")) {
+                if (!digits(value, 9)) {
                     throw bad(source, value, "milliseconds between lines, a whole number (0 turns it off)");
                 }
             }
@@ -182,7 +191,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
             case PREEMPT_INCLUDE, PREEMPT_EXCLUDE -> {
                 // -1: keep empty items, so that "a.;;b." and a trailing ";" are refused, not ignored.
                 for (String prefix : value.split(";", -1)) {
-                    if (!PREFIX.matcher(prefix).matches()) {
+                    if (!isDottedName(prefix)) {
                         throw bad(source, value, "package prefixes separated by ';' such as com.acme.;org.example."
                                 + " (\"" + prefix + "\" is not a dotted Java name)");
                     }
@@ -197,18 +206,71 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         return value == null ? List.of() : List.of(value.split(";"));
     }
 
+    /** A checked duration. */
     private static Duration duration(String value) {
-        Matcher m = DURATION.matcher(value);
-        if (!m.matches()) {
+        Duration duration = durationOrNull(value);
+        if (duration == null) {
             throw new IllegalArgumentException(value);
         }
-        long amount = Long.parseLong(m.group(1));
-        return switch (m.group(2)) {
+        return duration;
+    }
+
+    /**
+     * 1 to 18 digits then a unit, ns, us, ms or s ({@code 10ms}); null if the value is not that.
+     *
+     * @throws ArithmeticException if it does not fit a Duration's nanoseconds where it has to
+     */
+    private static Duration durationOrNull(String value) {
+        int unit = 0;
+        while (unit < value.length() && value.charAt(unit) >= '0' && value.charAt(unit) <= '9') {
+            unit++;
+        }
+        if (!digits(value.substring(0, unit), 18)) {
+            return null;
+        }
+        long amount = Long.parseLong(value.substring(0, unit));
+        return switch (value.substring(unit)) {
             case "ns" -> Duration.ofNanos(amount);
             case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1_000L));
             case "ms" -> Duration.ofMillis(amount);
-            default -> Duration.ofSeconds(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            default -> null;
         };
+    }
+
+    /** 1 to {@code most} ASCII digits, nothing else. */
+    private static boolean digits(String value, int most) {
+        if (value.isEmpty() || value.length() > most) {
+            return false;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (value.charAt(i) < '0' || value.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A dotted Java name, optionally ending with a dot: {@code com.acme.}, {@code com.acme.Main}. */
+    private static boolean isDottedName(String value) {
+        boolean partStart = true; // at the start of a name part, where a Java identifier must start
+        for (int i = 0; i < value.length(); ) {
+            int c = value.codePointAt(i);
+            if (partStart) {
+                if (!Character.isJavaIdentifierStart(c)) {
+                    return false;
+                }
+                partStart = false;
+            } else if (c == '.') {
+                partStart = true;
+            } else if (!Character.isJavaIdentifierPart(c)) {
+                return false;
+            }
+            i += Character.charCount(c);
+        }
+        // A part that starts with a dot was refused above ("com..", "."), so a dot may end it only
+        // after a name ("com.acme."); an empty value is no name at all.
+        return !value.isEmpty();
     }
 
     private static BadSetting bad(String source, String value, String accepted) {

@@ -181,7 +181,9 @@ final class BackEdgeScan {
             size = (bytes[at + 1] & 0xFF) == 0x84 ? 6 : 4;
         } else {
             size = SIZES[opcode];
-            require(size > 0, "undefined opcode " + opcode);
+            if (size <= 0) { // tested before the message is built: this runs for every instruction
+                throw new MalformedClassException("undefined opcode " + opcode);
+            }
         }
         require(size <= codeEnd - at, "an instruction runs past the end of the code");
         return size;
@@ -264,9 +266,13 @@ final class BackEdgeScan {
     }
 
     private int utf8Offset(int index) {
-        require(index > 0 && index < entries.length && entries[index] != 0, "no constant pool entry " + index);
+        if (index <= 0 || index >= entries.length || entries[index] == 0) { // message built on failure only
+            throw new MalformedClassException("no constant pool entry " + index);
+        }
         int at = entries[index];
-        require(bytes[at] == 1, "constant pool entry " + index + " is not a Utf8 entry");
+        if (bytes[at] != 1) {
+            throw new MalformedClassException("constant pool entry " + index + " is not a Utf8 entry");
+        }
         return at;
     }
 
@@ -306,6 +312,11 @@ final class BackEdgeScan {
         return ((bytes[at] & 0xFF) << 8) | (bytes[at + 1] & 0xFF);
     }
 
+    /**
+     * Throws {@link MalformedClassException} with {@code problem} unless {@code condition}. Only
+     * for constant messages: one built with {@code +} would be built on every call, and these
+     * run for every instruction of every class loaded; test first and build it on failure.
+     */
     static void require(boolean condition, String problem) {
         if (!condition) {
             throw new MalformedClassException(problem);

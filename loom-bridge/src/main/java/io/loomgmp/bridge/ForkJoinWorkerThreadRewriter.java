@@ -1,14 +1,5 @@
 package io.loomgmp.bridge;
 
-import java.lang.classfile.ClassFile;
-import java.lang.classfile.ClassTransform;
-import java.lang.classfile.CodeBuilder;
-import java.lang.classfile.CodeElement;
-import java.lang.classfile.CodeTransform;
-import java.lang.classfile.Label;
-import java.lang.constant.ConstantDescs;
-import java.lang.constant.MethodTypeDesc;
-
 /**
  * Prefixes {@code ForkJoinWorkerThread.hasKnownQueuedWork()} with GMP's answer
  * ({@link QueuedWorkHook}):
@@ -20,13 +11,14 @@ import java.lang.constant.MethodTypeDesc;
  * original:
  *   ...the JDK's body, unchanged (ForkJoinPool's own answer)
  * </pre>
- * A method-body change, which retransformation allows. It stays registered, like every
- * {@link JdkClassRewriter}, so that a later retransformation keeps the prefix.
+ * A method-body change, which retransformation allows, made on the bytes ({@link ClassPatch}). It
+ * stays registered, like every {@link JdkClassRewriter}, so that a later retransformation keeps
+ * the prefix.
  */
 final class ForkJoinWorkerThreadRewriter extends JdkClassRewriter {
     static final String FORK_JOIN_WORKER_THREAD = "java/util/concurrent/ForkJoinWorkerThread";
     static final String METHOD = "hasKnownQueuedWork";
-    private static final MethodTypeDesc METHOD_TYPE = MethodTypeDesc.of(ConstantDescs.CD_boolean);
+    private static final String METHOD_DESCRIPTOR = "()Z";
 
     ForkJoinWorkerThreadRewriter() {
         super(FORK_JOIN_WORKER_THREAD);
@@ -37,33 +29,29 @@ final class ForkJoinWorkerThreadRewriter extends JdkClassRewriter {
         return rewrite(classBytes);
     }
 
-    /** Prefixes every static {@code hasKnownQueuedWork()Z} (one on JDK 25). */
+    /** Prefixes the static {@code hasKnownQueuedWork()Z}; no sites if there is not exactly one. */
     static Rewrite rewrite(byte[] classBytes) {
-        int[] sites = {0};
-        ClassFile classFile = ClassFile.of();
-        CodeTransform prefix = CodeTransform.ofStateful(() -> new CodeTransform() {
-            private boolean done;
-
-            @Override
-            public void accept(CodeBuilder code, CodeElement element) {
-                if (!done) {
-                    done = true;
-                    Label original = code.newLabel();
-                    code.invokestatic(QueuedWorkHook.CLASS_DESC, QueuedWorkHook.METHOD, QueuedWorkHook.METHOD_TYPE)
-                            .ifeq(original)
-                            .iconst_1()
-                            .ireturn()
-                            .labelBinding(original);
-                    sites[0]++;
+        ClassPatch patch = ClassPatch.of(classBytes);
+        ClassPatch.Method target = null;
+        for (ClassPatch.Method method : patch.methods()) {
+            if (method.name().equals(METHOD) && method.descriptor().equals(METHOD_DESCRIPTOR) && method.isStatic()) {
+                if (target != null) {
+                    return new Rewrite(null, 0);
                 }
-                code.with(element);
+                target = method;
             }
-        });
-        byte[] bytes = classFile.transformClass(classFile.parse(classBytes), ClassTransform.transformingMethodBodies(
-                method -> method.methodName().equalsString(METHOD)
-                        && method.methodType().equalsString(METHOD_TYPE.descriptorString())
-                        && (method.flags().flagsMask() & ClassFile.ACC_STATIC) != 0,
-                prefix));
-        return new Rewrite(bytes, sites[0]);
+        }
+        if (target == null) {
+            return new Rewrite(null, 0);
+        }
+        int hook = patch.methodref(QueuedWorkHook.INTERNAL_NAME, QueuedWorkHook.METHOD, QueuedWorkHook.METHOD_DESCRIPTOR);
+        byte[] prefix = {
+            (byte) 0xB8, (byte) (hook >> 8), (byte) hook,    // 0: invokestatic hook.queuedWork
+            (byte) 0x99, 0, 5,                               // 3: ifeq 8
+            0x04,                                            // 6: iconst_1
+            (byte) 0xAC,                                     // 7: ireturn
+        };                                                   // 8: the JDK's body ("original")
+        patch.prefix(target, prefix, 1, ClassPatch.sameFrame(8));
+        return new Rewrite(patch.toBytes(), 1);
     }
 }

@@ -2,8 +2,6 @@ package io.loomgmp.bridge;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.util.Map;
 import java.util.Set;
@@ -13,13 +11,14 @@ import java.util.Set;
  * GMP scheduler. Reached from {@link AgentEntry} once the JDK is known to be 25 or newer.
  * <ol>
  *   <li>Read the settings ({@link AgentSettings}); a bad value stops start-up with one line.</li>
- *   <li>Check that {@code java.lang.VirtualThread} has the shape the rewrite expects; if not,
+ *   <li>Check that {@code java.lang.VirtualThread} has the fields the rewrite expects; if not,
  *       stop with a line naming the JDK version, rather than leave ForkJoinPool in place.</li>
  *   <li>Open {@code java.lang} and export {@code jdk.internal.access} to the agent's module
  *       (through Instrumentation: the user passes no {@code --add-opens}).</li>
  *   <li>Build the scheduler, define the hook in {@code java.lang} with it
- *       ({@link SchedulerHook}), then retransform VirtualThread ({@link VirtualThreadRewriter})
- *       and check that exactly the expected sites were rewritten: the constructor's read of the
+ *       ({@link SchedulerHook}), then retransform VirtualThread ({@link VirtualThreadRewriter}),
+ *       which checks the code's shape on the bytes the JVM hands it (a mismatch stops start-up
+ *       as above), and check that exactly the expected sites were rewritten: the constructor's read of the
  *       default scheduler and, unless {@code timers=false}, {@code schedule}, so that virtual
  *       threads' timeouts become timers of GMP's Ps. Should that method have another shape, one
  *       warning line says so and the JDK's timer threads stay in use.</li>
@@ -64,7 +63,7 @@ public final class GmpAgent {
                 Runtime.getRuntime().availableProcessors());
 
         Class<?> virtualThread = Class.forName("java.lang.VirtualThread", false, null);
-        String problem = VirtualThreadRewriter.shapeProblem(virtualThread, jdkClassBytes());
+        String problem = VirtualThreadRewriter.fieldProblem(virtualThread);
         if (problem == null && !instrumentation.isModifiableClass(virtualThread)) {
             problem = "java.lang.VirtualThread cannot be retransformed";
         }
@@ -86,22 +85,28 @@ public final class GmpAgent {
                 .name("gmp")
                 .build();
         boolean timers = settings.timers();
-        if (timers) {
-            String timersProblem = VirtualThreadRewriter.timersShapeProblem(virtualThread, jdkClassBytes());
-            if (timersProblem != null) {
-                System.err.println("loom-gmp: warning: " + timersProblem + " on JDK " + Runtime.version()
-                        + ": virtual threads' timeouts stay on the JDK's timer threads (timers=false)");
-                timers = false;
-            }
-        }
+        String timersProblem = timers ? VirtualThreadRewriter.timersFieldProblem(virtualThread) : null;
+        timers &= timersProblem == null;
         SchedulerHook.define(ContinuationExecutor.on(scheduler), timers);
         Gmp.install(scheduler);
 
+        // The rewriter checks the rest of the shape on the bytes the JVM hands it.
         VirtualThreadRewriter rewriter = new VirtualThreadRewriter(timers);
         instrumentation.addTransformer(rewriter, true); // stays registered: see VirtualThreadRewriter
         instrumentation.retransformClasses(virtualThread);
         if (rewriter.lastFailure() != null) {
             throw new UnsupportedJdk("rewriting java.lang.VirtualThread failed: " + rewriter.lastFailure());
+        }
+        if (rewriter.lastShapeProblem() != null) {
+            throw new UnsupportedJdk(rewriter.lastShapeProblem());
+        }
+        if (timers && rewriter.lastTimersProblem() != null) {
+            timersProblem = rewriter.lastTimersProblem();
+            timers = false;
+        }
+        if (timersProblem != null) {
+            System.err.println("loom-gmp: warning: " + timersProblem + " on JDK " + Runtime.version()
+                    + ": virtual threads' timeouts stay on the JDK's timer threads (timers=false)");
         }
         int expected = timers ? 2 : 1;
         if (rewriter.lastRewrites() != expected) {
@@ -147,16 +152,6 @@ public final class GmpAgent {
                     + (rewriter.lastFailure() != null ? rewriter.lastFailure() : rewriter.lastRewrites() + " sites")
                     + "): virtual threads blocking in SynchronousQueue, LinkedTransferQueue or Exchanger"
                     + " will spin before parking even when their carrier has queued work");
-        }
-    }
-
-    /** The JDK's own bytes of VirtualThread: class files of named modules are not encapsulated. */
-    private static byte[] jdkClassBytes() throws IOException {
-        try (InputStream in = ClassLoader.getSystemResourceAsStream(VirtualThreadRewriter.VIRTUAL_THREAD + ".class")) {
-            if (in == null) {
-                throw new UnsupportedJdk("cannot read java/lang/VirtualThread.class");
-            }
-            return in.readAllBytes();
         }
     }
 

@@ -281,7 +281,9 @@ final class PollWriter {
         for (int i = 0; i < n; i++) {
             require(at + 1 <= end, "truncated verification type");
             int tag = bytes[at] & 0xFF;
-            require(tag <= 8, "bad verification type " + tag);
+            if (tag > 8) {
+                throw new BackEdgeScan.MalformedClassException("bad verification type " + tag);
+            }
             if (tag == 7) { // Object: a class index
                 require(at + 3 <= end, "truncated verification type");
                 out.bytes(bytes, at, 3);
@@ -324,7 +326,9 @@ final class PollWriter {
         require(index > 0 && index < constantPoolEntries.length && constantPoolEntries[index] != 0,
                 "no constant pool entry " + index);
         int at = constantPoolEntries[index];
-        require((bytes[at] & 0xFF) == 1, "constant pool entry " + index + " is not a Utf8 entry");
+        if ((bytes[at] & 0xFF) != 1) {
+            throw new BackEdgeScan.MalformedClassException("constant pool entry " + index + " is not a Utf8 entry");
+        }
         // Attribute names are ASCII; the scan has checked that the entry lies within the pool.
         return new String(bytes, at + 3, u2(bytes, at + 1), StandardCharsets.ISO_8859_1);
     }

@@ -17,6 +17,7 @@ import java.lang.constant.ConstantDescs;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -154,10 +155,20 @@ final class PreemptionPolls implements ClassFileTransformer {
                 || classBeingRedefined != null || className.startsWith(OWN_PREFIX)) {
             return false;
         }
-        if (!include.isEmpty() && include.stream().noneMatch(className::startsWith)) {
+        // Loops rather than streams: this runs for every class loaded, from the first.
+        if (!include.isEmpty() && !startsWithAny(className, include)) {
             return false;
         }
-        return exclude.stream().noneMatch(className::startsWith);
+        return !startsWithAny(className, exclude);
+    }
+
+    private static boolean startsWithAny(String className, List<String> prefixes) {
+        for (String prefix : prefixes) {
+            if (className.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -210,9 +221,12 @@ final class PreemptionPolls implements ClassFileTransformer {
     /** {@link #instrument(byte[])}, counting in {@code viaClassFileApi} the classes left to the ClassFile API. */
     private static byte[] instrument(byte[] classBytes, LongAdder viaClassFileApi) {
         BackEdgeScan.Result scan = BackEdgeScan.scan(classBytes);
-        List<BackEdgeScan.Method> polled = scan.looping().stream()
-                .filter(method -> !becomesHuge(method.codeLength(), method.backEdges()))
-                .toList();
+        List<BackEdgeScan.Method> polled = new ArrayList<>(scan.looping().size());
+        for (BackEdgeScan.Method method : scan.looping()) {
+            if (!becomesHuge(method.codeLength(), method.backEdges())) {
+                polled.add(method);
+            }
+        }
         if (polled.isEmpty()) {
             return null;
         }
@@ -221,7 +235,9 @@ final class PreemptionPolls implements ClassFileTransformer {
         } catch (PollWriter.Unsupported e) {
             viaClassFileApi.increment();
             Set<String> names = new HashSet<>(); // name + descriptor of each method to change
-            polled.forEach(method -> names.add(method.nameAndType()));
+            for (BackEdgeScan.Method method : polled) {
+                names.add(method.nameAndType());
+            }
             return withClassFileApi(classBytes, names);
         }
     }
@@ -291,6 +307,10 @@ final class PreemptionPolls implements ClassFileTransformer {
     }
 
     private static List<String> internalNames(List<String> binaryNamePrefixes) {
-        return binaryNamePrefixes.stream().map(p -> p.replace('.', '/')).toList();
+        List<String> names = new ArrayList<>(binaryNamePrefixes.size());
+        for (String prefix : binaryNamePrefixes) {
+            names.add(prefix.replace('.', '/'));
+        }
+        return List.copyOf(names);
     }
 }

@@ -2,11 +2,6 @@ package io.loomgmp.bridge;
 
 import io.loomgmp.dispatcher.loom.LoomSupport;
 
-import java.lang.classfile.ClassFile;
-import java.lang.classfile.Label;
-import java.lang.constant.ClassDesc;
-import java.lang.constant.ConstantDescs;
-import java.lang.constant.MethodTypeDesc;
 import java.lang.invoke.MethodHandles;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.function.BooleanSupplier;
@@ -20,7 +15,8 @@ import java.util.function.BooleanSupplier;
  * {@link ForkJoinWorkerThreadRewriter} makes the JDK method return true first when
  * {@link #CLASS_NAME}{@code .queuedWork()} does, which asks {@link LoomSupport#hasQueuedWork}.
  *
- * <p>The hook is generated and defined <em>in</em> {@code java.util.concurrent} (like
+ * <p>The hook is made when the agent is built ({@link JdkHookClasses}) and defined <em>in</em>
+ * {@code java.util.concurrent} (like
  * {@link SchedulerHook} in {@code java.lang}), as the JDK method can only see classes of its own
  * module:
  * <pre>
@@ -35,11 +31,10 @@ import java.util.function.BooleanSupplier;
  */
 final class QueuedWorkHook {
     static final String CLASS_NAME = "java.util.concurrent.LoomGmpQueuedWorkHook";
-    static final ClassDesc CLASS_DESC = ClassDesc.of(CLASS_NAME);
+    static final String INTERNAL_NAME = "java/util/concurrent/LoomGmpQueuedWorkHook";
     static final String METHOD = "queuedWork";
-    static final MethodTypeDesc METHOD_TYPE = MethodTypeDesc.of(ConstantDescs.CD_boolean);
-    private static final String FIELD = "probe";
-    private static final ClassDesc CD_SUPPLIER = ClassDesc.of(BooleanSupplier.class.getName());
+    static final String METHOD_DESCRIPTOR = "()Z";
+    static final String FIELD = "probe";
 
     private QueuedWorkHook() {
     }
@@ -50,28 +45,10 @@ final class QueuedWorkHook {
      */
     static void define() throws IllegalAccessException, NoSuchFieldException {
         MethodHandles.Lookup inJuc = MethodHandles.privateLookupIn(ForkJoinWorkerThread.class, MethodHandles.lookup());
-        Class<?> hook = inJuc.defineClass(classBytes());
+        Class<?> hook = inJuc.defineClass(JdkHookClasses.read(CLASS_NAME));
         BooleanSupplier probe = () -> LoomSupport.hasQueuedWork(CarrierAccess.currentCarrierThread());
         MethodHandles.privateLookupIn(hook, MethodHandles.lookup())
                 .findStaticVarHandle(hook, FIELD, BooleanSupplier.class)
                 .setVolatile(probe);
-    }
-
-    static byte[] classBytes() {
-        return ClassFile.of().build(CLASS_DESC, type -> type
-                .withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC)
-                .withField(FIELD, CD_SUPPLIER, ClassFile.ACC_STATIC | ClassFile.ACC_VOLATILE)
-                .withMethodBody(METHOD, METHOD_TYPE, ClassFile.ACC_STATIC, code -> {
-                    Label none = code.newLabel();
-                    code.getstatic(CLASS_DESC, FIELD, CD_SUPPLIER)
-                            .dup()
-                            .ifnull(none)
-                            .invokeinterface(CD_SUPPLIER, "getAsBoolean", METHOD_TYPE)
-                            .ireturn()
-                            .labelBinding(none)
-                            .pop()
-                            .iconst_0()
-                            .ireturn();
-                }));
     }
 }

@@ -1,9 +1,5 @@
 package io.loomgmp.bridge;
 
-import java.lang.classfile.ClassFile;
-import java.lang.classfile.Label;
-import java.lang.constant.ClassDesc;
-import java.lang.constant.MethodTypeDesc;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -13,18 +9,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The class that the rewritten VirtualThread constructor calls for its scheduler. It has to be
- * visible from {@code java.base}, so it is generated here and defined <em>in</em>
- * {@code java.lang} (through a private lookup on {@code Thread}, once the agent has opened the
- * package to itself): no jar on the boot class path, no temporary file, and no loss of class
- * data sharing for application classes, which appending to the boot class path would cost.
+ * visible from {@code java.base}, so it is defined <em>in</em> {@code java.lang} (through a
+ * private lookup on {@code Thread}, once the agent has opened the package to itself): no jar on
+ * the boot class path, no temporary file, and no loss of class data sharing for application
+ * classes, which appending to the boot class path would cost. Its bytes are made when the agent
+ * is built ({@link JdkHookClasses}) and read from the agent's jar ({@link JdkHookClasses#read}).
  * It depends on {@code java.base} only:
  * <pre>
  * final class java.lang.LoomGmpSchedulerHook {
  *     static volatile Executor scheduler;                  // set once by the agent
  *     static volatile MethodHandle timers;                 // set once by the agent, if timers are on
- *     static Executor scheduler(Executor jdkDefault) {     // called by VirtualThread.&lt;init&gt;
+ *     static Executor scheduler() {                        // called by VirtualThread.&lt;init&gt;
  *         Executor s = scheduler;
- *         return s != null ? s : jdkDefault;
+ *         if (s == null) throw new IllegalStateException(...);
+ *         return s;
  *     }
  *     // called by VirtualThread.schedule: a GMP timer, or null for the JDK's own way
  *     static Future schedule(Executor vthreadScheduler, Runnable task, long delay, TimeUnit unit) {
@@ -33,22 +31,22 @@ import java.util.concurrent.TimeUnit;
  *     }
  * }
  * </pre>
- * The agent installs the scheduler and the timers before it rewrites VirtualThread, so the
- * fallbacks are not taken in practice. {@code timers} is {@link #timeout}: a timer of the thread's
- * GMP scheduler, for a virtual thread on one.
+ * The agent installs the scheduler and the timers before it rewrites VirtualThread, so neither
+ * the exception nor the fallback is seen in practice. {@code timers} is {@link #timeout}: a timer
+ * of the thread's GMP scheduler, for a virtual thread on one.
  */
 final class SchedulerHook {
     static final String CLASS_NAME = "java.lang.LoomGmpSchedulerHook";
-    static final ClassDesc CLASS_DESC = ClassDesc.of(CLASS_NAME);
+    static final String INTERNAL_NAME = "java/lang/LoomGmpSchedulerHook";
     static final String METHOD = "scheduler";
+    static final String METHOD_DESCRIPTOR = "()Ljava/util/concurrent/Executor;";
     static final String SCHEDULE_METHOD = "schedule";
-    private static final String FIELD = "scheduler";
-    private static final String TIMERS_FIELD = "timers";
-    private static final ClassDesc CD_EXECUTOR = ClassDesc.of(Executor.class.getName());
-    private static final ClassDesc CD_METHOD_HANDLE = ClassDesc.of(MethodHandle.class.getName());
+    static final String SCHEDULE_DESCRIPTOR =
+            "(Ljava/util/concurrent/Executor;Ljava/lang/Runnable;JLjava/util/concurrent/TimeUnit;)Ljava/util/concurrent/Future;";
+    static final String FIELD = "scheduler";
+    static final String TIMERS_FIELD = "timers";
     private static final MethodType TIMEOUT_TYPE =
             MethodType.methodType(Future.class, Executor.class, Runnable.class, long.class, TimeUnit.class);
-    static final MethodTypeDesc SCHEDULE_TYPE = MethodTypeDesc.ofDescriptor(TIMEOUT_TYPE.toMethodDescriptorString());
 
     private SchedulerHook() {
     }
@@ -80,46 +78,12 @@ final class SchedulerHook {
             // not defined yet
         }
         MethodHandles.Lookup inJavaLang = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup());
-        Class<?> hook = inJavaLang.defineClass(classBytes());
+        Class<?> hook = inJavaLang.defineClass(JdkHookClasses.read(CLASS_NAME));
         MethodHandles.Lookup inHook = MethodHandles.privateLookupIn(hook, MethodHandles.lookup());
         inHook.findStaticVarHandle(hook, FIELD, Executor.class).setVolatile(scheduler);
         if (timers) {
             MethodHandle timeout = MethodHandles.lookup().findStatic(SchedulerHook.class, "timeout", TIMEOUT_TYPE);
             inHook.findStaticVarHandle(hook, TIMERS_FIELD, MethodHandle.class).setVolatile(timeout);
         }
-    }
-
-    static byte[] classBytes() {
-        return ClassFile.of().build(CLASS_DESC, type -> type
-                .withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC)
-                .withField(FIELD, CD_EXECUTOR, ClassFile.ACC_STATIC | ClassFile.ACC_VOLATILE)
-                .withField(TIMERS_FIELD, CD_METHOD_HANDLE, ClassFile.ACC_STATIC | ClassFile.ACC_VOLATILE)
-                .withMethodBody(SCHEDULE_METHOD, SCHEDULE_TYPE, ClassFile.ACC_STATIC, code -> {
-                    Label jdk = code.newLabel();
-                    code.getstatic(CLASS_DESC, TIMERS_FIELD, CD_METHOD_HANDLE)
-                            .dup()
-                            .ifnull(jdk)
-                            .aload(0)
-                            .aload(1)
-                            .lload(2)
-                            .aload(4)
-                            .invokevirtual(CD_METHOD_HANDLE, "invokeExact", SCHEDULE_TYPE)
-                            .areturn()
-                            .labelBinding(jdk)
-                            .pop()
-                            .aconst_null()
-                            .areturn();
-                })
-                .withMethodBody(METHOD, MethodTypeDesc.of(CD_EXECUTOR, CD_EXECUTOR), ClassFile.ACC_STATIC, code -> {
-                    Label useJdkDefault = code.newLabel();
-                    code.getstatic(CLASS_DESC, FIELD, CD_EXECUTOR)
-                            .dup()
-                            .ifnull(useJdkDefault)
-                            .areturn()
-                            .labelBinding(useJdkDefault)
-                            .pop()
-                            .aload(0)
-                            .areturn();
-                }));
     }
 }

@@ -55,9 +55,10 @@ final class SchedulerMXBeanRegistration implements Runnable {
     @Override
     public void run() {
         try {
-            while (!platformServerExists()) {
+            // Sleep first: a JVM that ends within the first poll never loads java.management.
+            do {
                 Thread.sleep(POLL_MILLIS);
-            }
+            } while (!platformServerExists());
         } catch (InterruptedException e) {
             return;
         }

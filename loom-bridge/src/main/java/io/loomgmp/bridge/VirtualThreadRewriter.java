@@ -1,36 +1,19 @@
 package io.loomgmp.bridge;
 
-import java.lang.classfile.ClassFile;
-import java.lang.classfile.ClassModel;
-import java.lang.classfile.ClassTransform;
-import java.lang.classfile.CodeBuilder;
-import java.lang.classfile.CodeElement;
-import java.lang.classfile.CodeModel;
-import java.lang.classfile.CodeTransform;
-import java.lang.classfile.Label;
-import java.lang.classfile.MethodModel;
-import java.lang.classfile.MethodTransform;
-import java.lang.classfile.Opcode;
-import java.lang.classfile.instruction.FieldInstruction;
-import java.lang.constant.ClassDesc;
-import java.lang.constant.ConstantDescs;
-import java.lang.constant.MethodTypeDesc;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Rewrites {@code java.lang.VirtualThread}'s constructor so that new virtual threads get the GMP
  * scheduler instead of the JDK's ForkJoinPool. On JDK 25 the constructor has exactly one
  * {@code getstatic DEFAULT_SCHEDULER}, on the path taken when no scheduler was given and the
- * creating thread is not virtual (a virtual parent passes its own scheduler on). It becomes
+ * creating thread is not virtual (a virtual parent passes its own scheduler on). It becomes a
+ * call of the same size, so that no other code moves:
  * <pre>
- *   getstatic     VirtualThread.DEFAULT_SCHEDULER
- *   invokestatic  LoomGmpSchedulerHook.scheduler(Executor)Executor   // GMP, or the argument if none
+ *   invokestatic  LoomGmpSchedulerHook.scheduler()Executor   // was: getstatic VirtualThread.DEFAULT_SCHEDULER
  * </pre>
  * The other reads of the field ({@code defaultScheduler()} for jcmd and the JDK's scheduler
  * MXBean, which require a ForkJoinPool) are left alone.
@@ -45,9 +28,12 @@ import java.util.concurrent.TimeUnit;
  *   dup; ifnull   original        // not a GMP scheduler: the JDK's own way
  *   areturn                       // a timer in the P's heap (GmpScheduler.schedule)
  * original:
- *   pop; ...the JDK's body, unchanged
+ *   pop; nop; nop; nop            // the nops keep the prefix a multiple of 4 bytes long
+ *   ...the JDK's body, unchanged
  * </pre>
- * Both are method-body changes only, which retransformation allows.
+ * Both are method-body changes only, which retransformation allows. They are made on the bytes
+ * ({@link ClassPatch}); the shape they need is checked on the bytes the JVM hands the
+ * transformer, so the agent never reads the class from the run-time image itself.
  *
  * <p>It stays registered ({@link JdkClassRewriter}): a later retransformation of VirtualThread
  * would otherwise silently bring ForkJoinPool back.
@@ -55,15 +41,16 @@ import java.util.concurrent.TimeUnit;
 final class VirtualThreadRewriter extends JdkClassRewriter {
     static final String VIRTUAL_THREAD = "java/lang/VirtualThread";
     static final String FIELD = "DEFAULT_SCHEDULER";
-    private static final ClassDesc CD_EXECUTOR = ClassDesc.of(Executor.class.getName());
-    private static final MethodTypeDesc HOOK_TYPE = MethodTypeDesc.of(CD_EXECUTOR, CD_EXECUTOR);
     /** The private method through which a virtual thread schedules its timeouts. */
     static final String SCHEDULE = "schedule";
-    static final MethodTypeDesc SCHEDULE_TYPE = MethodTypeDesc.of(ClassDesc.of(Future.class.getName()),
-            ClassDesc.of(Runnable.class.getName()), ConstantDescs.CD_long, ClassDesc.of(TimeUnit.class.getName()));
+    static final String SCHEDULE_DESCRIPTOR =
+            "(Ljava/lang/Runnable;JLjava/util/concurrent/TimeUnit;)Ljava/util/concurrent/Future;";
     private static final String SCHEDULER_FIELD = "scheduler";
+    private static final String EXECUTOR = "Ljava/util/concurrent/Executor;";
 
     private final boolean timers;
+    private volatile String lastShapeProblem;
+    private volatile String lastTimersProblem;
 
     /** @param timers also send virtual threads' timeouts to GMP's timers (see the class comment) */
     VirtualThreadRewriter(boolean timers) {
@@ -73,66 +60,128 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
 
     @Override
     Rewrite apply(byte[] classBytes) {
-        return rewrite(classBytes, timers);
+        ClassPatch patch = ClassPatch.of(classBytes);
+        lastShapeProblem = constructorProblem(patch);
+        lastTimersProblem = timers ? scheduleProblem(patch) : null;
+        return rewrite(patch, timers && lastTimersProblem == null);
     }
 
     /**
-     * Rewrites every constructor read of DEFAULT_SCHEDULER and, if {@code timers}, prefixes every
-     * {@code schedule(Runnable, long, TimeUnit)}; returns the bytes and the count of both.
+     * Why the last run left the class alone: its constructors do not read DEFAULT_SCHEDULER
+     * exactly once; null if they do (or it has not run).
      */
-    static Rewrite rewrite(byte[] classBytes, boolean timers) {
-        ClassFile classFile = ClassFile.of();
-        ClassModel model = classFile.parse(classBytes);
-        int[] sites = {0};
-        CodeTransform hook = (code, element) -> {
-            code.with(element);
-            if (isDefaultSchedulerRead(element)) {
-                code.invokestatic(SchedulerHook.CLASS_DESC, SchedulerHook.METHOD, HOOK_TYPE);
-                sites[0]++;
-            }
-        };
-        CodeTransform timerPrefix = CodeTransform.ofStateful(() -> new CodeTransform() {
-            private boolean done;
-
-            @Override
-            public void accept(CodeBuilder code, CodeElement element) {
-                if (!done) {
-                    done = true;
-                    Label original = code.newLabel();
-                    code.aload(0)
-                            .getfield(ClassDesc.ofInternalName(VIRTUAL_THREAD), SCHEDULER_FIELD, CD_EXECUTOR)
-                            .aload(1)
-                            .lload(2)
-                            .aload(4)
-                            .invokestatic(SchedulerHook.CLASS_DESC, SchedulerHook.SCHEDULE_METHOD,
-                                    SchedulerHook.SCHEDULE_TYPE)
-                            .dup()
-                            .ifnull(original)
-                            .areturn()
-                            .labelBinding(original)
-                            .pop();
-                    sites[0]++;
-                }
-                code.with(element);
-            }
-        });
-        ClassTransform transform = (clazz, element) -> {
-            if (element instanceof MethodModel method && method.methodName().equalsString("<init>")) {
-                clazz.transformMethod(method, MethodTransform.transformingCode(hook));
-            } else if (timers && element instanceof MethodModel method && isSchedule(method)) {
-                clazz.transformMethod(method, MethodTransform.transformingCode(timerPrefix));
-            } else {
-                clazz.with(element);
-            }
-        };
-        byte[] bytes = classFile.transformClass(model, transform);
-        return new Rewrite(bytes, sites[0]);
+    String lastShapeProblem() {
+        return lastShapeProblem;
     }
 
-    private static boolean isSchedule(MethodModel method) {
-        return method.methodName().equalsString(SCHEDULE)
-                && method.methodType().equalsString(SCHEDULE_TYPE.descriptorString())
-                && (method.flags().flagsMask() & ClassFile.ACC_STATIC) == 0;
+    /** Why the last run, with timers on, left {@code schedule} alone; null if it prefixed it. */
+    String lastTimersProblem() {
+        return lastTimersProblem;
+    }
+
+    /**
+     * Rewrites the constructor read of DEFAULT_SCHEDULER and, if {@code timers}, prefixes
+     * {@code schedule(Runnable, long, TimeUnit)}; returns the bytes and the count of both. A
+     * class whose shape differs (see {@link #shapeProblem}, {@link #timersShapeProblem}) is
+     * left alone where it differs.
+     */
+    static Rewrite rewrite(byte[] classBytes, boolean timers) {
+        ClassPatch patch = ClassPatch.of(classBytes);
+        return rewrite(patch, timers && scheduleProblem(patch) == null);
+    }
+
+    private static Rewrite rewrite(ClassPatch patch, boolean timers) {
+        int sites = 0;
+        List<Integer> reads = constructorReads(patch);
+        if (reads.size() == 1) {
+            int hook = patch.methodref(SchedulerHook.INTERNAL_NAME, SchedulerHook.METHOD, SchedulerHook.METHOD_DESCRIPTOR);
+            patch.replaceInstruction(reads.get(0), ClassPatch.INVOKESTATIC, hook);
+            sites++;
+        } else {
+            return new Rewrite(null, 0); // the shape check says why; a half-rewritten class helps nobody
+        }
+        if (timers) {
+            prefixSchedule(patch);
+            sites++;
+        }
+        return new Rewrite(patch.toBytes(), sites);
+    }
+
+    private static void prefixSchedule(ClassPatch patch) {
+        int scheduler = patch.fieldref(VIRTUAL_THREAD, SCHEDULER_FIELD, EXECUTOR);
+        int hook = patch.methodref(SchedulerHook.INTERNAL_NAME, SchedulerHook.SCHEDULE_METHOD,
+                SchedulerHook.SCHEDULE_DESCRIPTOR);
+        int future = patch.classEntry("java/util/concurrent/Future");
+        byte[] prefix = {
+            0x2A,                                            // 0: aload_0
+            (byte) 0xB4, hi(scheduler), lo(scheduler),       // 1: getfield scheduler
+            0x2B,                                            // 4: aload_1
+            0x20,                                            // 5: lload_2
+            0x19, 4,                                         // 6: aload 4
+            (byte) 0xB8, hi(hook), lo(hook),                 // 8: invokestatic hook.schedule
+            0x59,                                            // 11: dup
+            (byte) 0xC6, 0, 4,                               // 12: ifnull 16
+            (byte) 0xB0,                                     // 15: areturn
+            0x57,                                            // 16: pop (the label "original")
+            0, 0, 0,                                         // 17: nop x3, to 20 bytes
+        };
+        // At 16 the locals are the parameters and the stack holds the hook's null Future.
+        patch.prefix(method(patch, SCHEDULE, SCHEDULE_DESCRIPTOR, false), prefix, 5,
+                ClassPatch.sameLocalsOneObject(16, future));
+    }
+
+    private static byte hi(int index) {
+        return (byte) (index >> 8);
+    }
+
+    private static byte lo(int index) {
+        return (byte) index;
+    }
+
+    private static ClassPatch.Method method(ClassPatch patch, String name, String descriptor, boolean isStatic) {
+        for (ClassPatch.Method method : patch.methods()) {
+            if (method.name().equals(name) && method.descriptor().equals(descriptor) && method.isStatic() == isStatic) {
+                return method;
+            }
+        }
+        throw new ClassPatch.Unsupported("no method " + name + descriptor);
+    }
+
+    private static List<Integer> constructorReads(ClassPatch patch) {
+        List<Integer> reads = new ArrayList<>(1);
+        for (ClassPatch.Method method : patch.methods()) {
+            if (method.name().equals("<init>")) {
+                reads.addAll(patch.staticReads(method, VIRTUAL_THREAD, FIELD));
+            }
+        }
+        return reads;
+    }
+
+    /** What differs from one read of DEFAULT_SCHEDULER in a constructor; null if nothing does. */
+    private static String constructorProblem(ClassPatch patch) {
+        int reads = constructorReads(patch).size();
+        if (reads == 1) {
+            return null;
+        }
+        List<String> readers = new ArrayList<>();
+        for (ClassPatch.Method method : patch.methods()) {
+            for (int i = patch.staticReads(method, VIRTUAL_THREAD, FIELD).size(); i > 0; i--) {
+                readers.add(method.name() + method.descriptor());
+            }
+        }
+        return "expected one read of VirtualThread." + FIELD + " in a constructor, found " + reads
+                + " (methods reading it: " + readers + ")";
+    }
+
+    /** What differs from one instance method {@code schedule(Runnable, long, TimeUnit)}; null if nothing does. */
+    private static String scheduleProblem(ClassPatch patch) {
+        int methods = 0;
+        for (ClassPatch.Method method : patch.methods()) {
+            methods += method.name().equals(SCHEDULE) && method.descriptor().equals(SCHEDULE_DESCRIPTOR)
+                    && !method.isStatic() ? 1 : 0;
+        }
+        return methods == 1 ? null : "expected one method " + SCHEDULE + SCHEDULE_DESCRIPTOR
+                + " in java.lang.VirtualThread, found " + methods;
     }
 
     /**
@@ -141,11 +190,12 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
      * differs.
      */
     static String timersShapeProblem(Class<?> virtualThread, byte[] classBytes) {
-        long methods = ClassFile.of().parse(classBytes).methods().stream().filter(VirtualThreadRewriter::isSchedule).count();
-        if (methods != 1) {
-            return "expected one method schedule" + SCHEDULE_TYPE.descriptorString() + " in java.lang.VirtualThread, found "
-                    + methods;
-        }
+        String problem = scheduleProblem(ClassPatch.of(classBytes));
+        return problem != null ? problem : timersFieldProblem(virtualThread);
+    }
+
+    /** Whether {@code scheduler} is an Executor instance field; null if it is, else what differs. */
+    static String timersFieldProblem(Class<?> virtualThread) {
         try {
             Field field = virtualThread.getDeclaredField(SCHEDULER_FIELD);
             if (Modifier.isStatic(field.getModifiers()) || field.getType() != Executor.class) {
@@ -163,6 +213,12 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
      * @return {@code null} if it does, else what differs
      */
     static String shapeProblem(Class<?> virtualThread, byte[] classBytes) {
+        String problem = fieldProblem(virtualThread);
+        return problem != null ? problem : constructorProblem(ClassPatch.of(classBytes));
+    }
+
+    /** Whether DEFAULT_SCHEDULER is a static Executor; null if it is, else what differs. */
+    static String fieldProblem(Class<?> virtualThread) {
         Field field;
         try {
             field = virtualThread.getDeclaredField(FIELD);
@@ -172,49 +228,6 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
         if (!Modifier.isStatic(field.getModifiers()) || !Executor.class.isAssignableFrom(field.getType())) {
             return "java.lang.VirtualThread." + FIELD + " is not a static Executor (" + field + ")";
         }
-        // Only the constructors' code is walked here: walking all of VirtualThread's, cold, took
-        // about 0.1 s of every start-up. All readers are listed only to explain a mismatch.
-        long constructorReads = constructorReadsOfDefaultScheduler(classBytes);
-        if (constructorReads != 1) {
-            return "expected one read of VirtualThread." + FIELD + " in a constructor, found "
-                    + constructorReads + " (methods reading it: " + defaultSchedulerReaders(classBytes) + ")";
-        }
         return null;
-    }
-
-    private static long constructorReadsOfDefaultScheduler(byte[] classBytes) {
-        long reads = 0;
-        for (MethodModel method : ClassFile.of().parse(classBytes).methods()) {
-            if (method.methodName().equalsString("<init>") && method.code().isPresent()) {
-                for (CodeElement element : method.code().get()) {
-                    reads += isDefaultSchedulerRead(element) ? 1 : 0;
-                }
-            }
-        }
-        return reads;
-    }
-
-    /** Name and descriptor of every method of the class that reads DEFAULT_SCHEDULER, once per read. */
-    static List<String> defaultSchedulerReaders(byte[] classBytes) {
-        List<String> readers = new ArrayList<>();
-        for (MethodModel method : ClassFile.of().parse(classBytes).methods()) {
-            CodeModel code = method.code().orElse(null);
-            if (code == null) {
-                continue;
-            }
-            for (CodeElement element : code) {
-                if (isDefaultSchedulerRead(element)) {
-                    readers.add(method.methodName().stringValue() + method.methodType().stringValue());
-                }
-            }
-        }
-        return readers;
-    }
-
-    private static boolean isDefaultSchedulerRead(CodeElement element) {
-        return element instanceof FieldInstruction field
-                && field.opcode() == Opcode.GETSTATIC
-                && field.owner().asInternalName().equals(VIRTUAL_THREAD)
-                && field.name().equalsString(FIELD);
     }
 }

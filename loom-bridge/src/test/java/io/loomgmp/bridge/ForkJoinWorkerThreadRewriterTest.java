@@ -28,7 +28,7 @@ class ForkJoinWorkerThreadRewriterTest {
         CodeElement first = method.code().orElseThrow().elementStream()
                 .filter(e -> e instanceof Instruction).findFirst().orElseThrow();
         assertTrue(first instanceof InvokeInstruction invoke
-                && invoke.owner().asSymbol().equals(QueuedWorkHook.CLASS_DESC)
+                && invoke.owner().asInternalName().equals(QueuedWorkHook.INTERNAL_NAME)
                 && invoke.name().equalsString(QueuedWorkHook.METHOD), "first instruction: " + first);
         assertTrue(ClassFile.of().verify(rewrite.bytes()).isEmpty(), "verifies: " + ClassFile.of().verify(rewrite.bytes()));
     }
