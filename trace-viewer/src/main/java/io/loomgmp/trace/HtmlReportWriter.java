@@ -11,25 +11,32 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.ToLongFunction;
 
 /**
  * Writes trace.html: one self-contained file (inline CSS and script, the data embedded as JSON,
  * nothing fetched) with the per-P timeline drawn on a canvas (zoom with the wheel, pan by
  * dragging, details on hover) and the summary as static HTML, readable even with scripts off.
  *
- * <p>The page script lives in {@code trace.html} beside this class; this writer fills its three
- * placeholders: the title, the summary tables and the data. The data is columnar (flat number
- * arrays per lane, strings interned in one table) to keep big recordings small; past
- * {@link #MAX_SLICES} slices the page shows the first ones and says so (trace.json has them all).
+ * <p>The page script lives in {@code trace.html} beside this class; this writer fills its
+ * placeholders: the title, the summary tables (with the scheduling-latency histograms) and the
+ * data. The data is columnar (flat number arrays per lane and for the virtual threads, strings
+ * interned in one table) to keep big recordings small; past {@link #MAX_SLICES} slices the page
+ * shows the first ones and says so (trace.json has them all). The virtual-thread table is built by
+ * the script from the data, so that it sorts every thread, not only the rows it shows.
  *
  * <p>For tests and tools the page publishes what it drew as {@code window.loomgmpTrace} and as
  * {@code data-*} attributes on {@code <body>} (lanes, slices drawn per lane, each lane's band in
- * page pixels); opened as {@code trace.html#selftest} it also drives its own hover, zoom and pan
- * handlers with synthetic events and records the outcome in {@code data-selftest}.
+ * page pixels, the selected virtual thread and its runs drawn, the thread table's sort, the
+ * latency table's box); opened as {@code trace.html#selftest} it also drives its own hover, zoom
+ * and pan handlers, the thread table's headers and a thread's link with synthetic events and
+ * records the outcome in {@code data-selftest}.
  */
 final class HtmlReportWriter {
     static final int MAX_SLICES = 1_000_000;
     private static final int SLICE_STRIDE = 8;
+    /** Numbers per thread row in the data's {@code threads.rows}: these, then one per end kind. */
+    private static final int THREAD_FIELDS = 8;
 
     private final Timeline timeline;
     private final Summary summary;
@@ -51,7 +58,8 @@ final class HtmlReportWriter {
         }
         slicesLeftOut = Math.max(0, total - MAX_SLICES); // the summary, written first, reports it
         Map<String, String> fills = Map.of("{{TITLE}}", escape("loom-gmp trace: " + model.source),
-                "{{SUMMARY}}", summaryHtml(), "{{HISTOGRAM}}", histogramHtml(), "{{UTILISATION}}", utilisationHtml());
+                "{{SUMMARY}}", summaryHtml(), "{{HISTOGRAM}}", histogramHtml(), "{{UTILISATION}}", utilisationHtml(),
+                "{{LATENCY}}", latencyHtml());
         String page = template();
         int at = page.indexOf("{{DATA}}");
         // The data is streamed between the two halves: it can be hundreds of megabytes, and
@@ -154,8 +162,39 @@ final class HtmlReportWriter {
             }
             out.append("]}");
         }
-        out.append("],\"strings\":[").append(strings).append("]}");
+        out.append("],");
+        threads(out, w);
+        out.append(",\"strings\":[").append(strings).append("]}");
         w.append(out);
+    }
+
+    /**
+     * "threads": {"stride", "ends": [end kinds], "rows": [virtual thread, runs, running ns,
+     * runnable ns, waits, longest wait ns, first seen, last run end, runs per end kind...]}, the
+     * two times from the origin.
+     */
+    private void threads(StringBuilder out, Writer w) throws IOException {
+        ThreadAnalysis analysis = summary.threads;
+        List<String> ends = analysis.endKinds;
+        out.append("\"threads\":{\"stride\":").append(THREAD_FIELDS + ends.size()).append(",\"ends\":[");
+        for (int k = 0; k < ends.size(); k++) {
+            if (k > 0) out.append(',');
+            Json.string(out, ends.get(k));
+        }
+        out.append("],\"rows\":[");
+        boolean first = true;
+        for (ThreadAnalysis.Row r : analysis.rows) {
+            if (!first) out.append(',');
+            first = false;
+            out.append(r.virtualThread).append(',').append(r.runs).append(',').append(r.runningNanos).append(',')
+                    .append(r.runnableNanos).append(',').append(r.waits).append(',').append(r.longestWait).append(',')
+                    .append(r.firstSeen - timeline.origin).append(',').append(r.lastRunEnd - timeline.origin);
+            for (int k = 0; k < ends.size(); k++) {
+                out.append(',').append(r.ended(k));
+            }
+            drain(out, w);
+        }
+        out.append("]}");
     }
 
     private static void drain(StringBuilder buffer, Writer w) throws IOException {
@@ -229,6 +268,13 @@ final class HtmlReportWriter {
         row(h, "runs", count(summary.runs) + (summary.runs == 0 ? " (record with loomgmp-trace.jfc to see runs)"
                 : " (" + count(summary.virtualThreads) + " virtual threads), " + Describe.duration(summary.runNanos)
                 + " in all, longest " + Describe.duration(summary.longestRun)));
+        ThreadAnalysis threads = summary.threads;
+        if (!threads.rows.isEmpty()) {
+            SchedulingLatency.Percentiles all = threads.latency.overall;
+            row(h, "scheduling latency", count(all.count()) + " waits (runnable → running): "
+                    + escape(Describe.percentiles(all)) + (all.count() == 0 ? "" : ", the longest by "
+                    + Describe.virtualThread(threads.longestWaitThread) + " on P" + threads.longestWaitProcessor));
+        }
         if (summary.runs > 0) {
             row(h, "runs by source", breakdown(summary.bySource, summary.runs));
             row(h, "runs by end", breakdown(summary.byEnd, summary.runs));
@@ -254,20 +300,101 @@ final class HtmlReportWriter {
         if (summary.runs == 0) {
             return "<p>No runs recorded.</p>";
         }
-        int first = 0;
-        int last = summary.histogram.length - 1;
-        while (summary.histogram[first] == 0) first++;
-        while (summary.histogram[last] == 0) last--;
-        long max = 0;
-        for (long n : summary.histogram) max = Math.max(max, n);
+        Histogram lengths = summary.runLengths;
+        long max = lengths.largestCount();
         StringBuilder h = new StringBuilder("<table class=\"bars\" id=\"histogram\"><tr><th>run length</th><th>runs</th><th></th></tr>");
-        for (int i = first; i <= last; i++) {
-            long n = summary.histogram[i];
-            h.append("<tr><td>").append(escape(Summary.bucketLabel(i))).append("</td><td class=\"n\">")
-                    .append(count(n)).append("</td><td class=\"bar\"><div style=\"width:")
-                    .append(String.format(Locale.ROOT, "%.1f", 100.0 * n / max)).append("%\"></div></td></tr>");
+        for (int i = lengths.firstNonEmpty(); i <= lengths.lastNonEmpty(); i++) {
+            long n = lengths.counts[i];
+            h.append("<tr><td>").append(escape(lengths.label(i))).append("</td><td class=\"n\">")
+                    .append(count(n)).append("</td><td class=\"bar\">").append(bar(n, max)).append("</td></tr>");
         }
         return h.append("</table>").toString();
+    }
+
+    /**
+     * The scheduling-latency histograms: one row per bucket, a column of counts and bars for the
+     * whole recording, then a narrower one per P; below them each column's percentiles. Counts and
+     * nanoseconds are also in data-n and data-ns attributes, for tests and tools.
+     */
+    private String latencyHtml() {
+        ThreadAnalysis threads = summary.threads;
+        SchedulingLatency latency = threads.latency;
+        StringBuilder h = new StringBuilder("<p class=\"help\" id=\"latency-help\">From the moment a virtual thread"
+                + " became runnable (its wake-up, or the end of a run that yielded or was preempted) to the start of"
+                + " its next run, counted on the P that ran it. ");
+        h.append(count(threads.runsWithoutWake)).append(" runs had no wake-up before them (a thread's first run when"
+                + " it was woken before the recording, or a dropped Wake event): they count as runs and add no wait. ");
+        h.append(count(threads.wakesWithoutRun)).append(" wake-ups had no run after them (still runnable at the end,"
+                + " or the run was dropped).");
+        if (latency.withoutP > 0) {
+            h.append(' ').append(count(latency.withoutP)).append(" waits ended in a run recorded with no P: they are in"
+                    + " the all-Ps column only.");
+        }
+        if (threads.otherTaskRuns > 0) {
+            h.append(' ').append(count(threads.otherTaskRuns)).append(" runs of tasks that are not virtual threads are"
+                    + " left out.");
+        }
+        h.append("</p>");
+        Histogram all = latency.all;
+        if (all.total == 0) {
+            return h.append("<p id=\"latency-none\">No waits measured.</p>").toString();
+        }
+        int procs = latency.byP.size();
+        h.append("<div class=\"scroll\"><table class=\"bars\" id=\"latency\"><tr><th>latency</th>"
+                + "<th colspan=\"2\">all Ps</th>");
+        for (int p = 0; p < procs; p++) {
+            h.append("<th colspan=\"2\">Proc ").append(p).append("</th>");
+        }
+        h.append("</tr>");
+        long allMax = all.largestCount();
+        for (int i = all.firstNonEmpty(); i <= all.lastNonEmpty(); i++) {
+            h.append("<tr data-bucket=\"").append(i).append("\"><td>").append(escape(all.label(i))).append("</td>");
+            countAndBar(h, all.counts[i], allMax, "bar", -1);
+            for (int p = 0; p < procs; p++) {
+                Histogram onP = latency.byP.get(p);
+                countAndBar(h, onP.counts[i], onP.largestCount(), "bar mini", p);
+            }
+            h.append("</tr>");
+        }
+        percentileRow(h, "waits", SchedulingLatency.Percentiles::count, latency, false);
+        percentileRow(h, "p50", SchedulingLatency.Percentiles::p50, latency, true);
+        percentileRow(h, "p90", SchedulingLatency.Percentiles::p90, latency, true);
+        percentileRow(h, "p99", SchedulingLatency.Percentiles::p99, latency, true);
+        percentileRow(h, "max", SchedulingLatency.Percentiles::max, latency, true);
+        return h.append("</table></div>").toString();
+    }
+
+    private static void countAndBar(StringBuilder h, long n, long max, String barClass, int p) {
+        h.append("<td class=\"n\" data-n=\"").append(n).append('"');
+        if (p >= 0) h.append(" data-p=\"").append(p).append('"');
+        h.append('>').append(count(n)).append("</td><td class=\"").append(barClass).append("\">")
+                .append(bar(n, max)).append("</td>");
+    }
+
+    private static void percentileRow(StringBuilder h, String name,
+                                      ToLongFunction<SchedulingLatency.Percentiles> figure,
+                                      SchedulingLatency latency, boolean nanos) {
+        h.append("<tr class=\"percentile\" data-figure=\"").append(name).append("\"><th>").append(name).append("</th>");
+        percentileCells(h, latency.overall, figure, nanos);
+        for (SchedulingLatency.Percentiles onP : latency.percentilesByP) {
+            percentileCells(h, onP, figure, nanos);
+        }
+        h.append("</tr>");
+    }
+
+    private static void percentileCells(StringBuilder h, SchedulingLatency.Percentiles p,
+                                        ToLongFunction<SchedulingLatency.Percentiles> figure,
+                                        boolean nanos) {
+        long v = figure.applyAsLong(p);
+        String text = !nanos ? count(v) : p.count() == 0 ? "–" : escape(Describe.duration(v));
+        h.append("<td class=\"n\" data-").append(nanos ? "ns" : "n").append("=\"").append(v).append("\">")
+                .append(text).append("</td><td></td>");
+    }
+
+    /** A bar as wide as n is of max; none for 0, so that an empty bucket shows nothing. */
+    private static String bar(long n, long max) {
+        if (n == 0 || max == 0) return "";
+        return "<div style=\"width:" + String.format(Locale.ROOT, "%.1f", 100.0 * n / max) + "%\"></div>";
     }
 
     private String utilisationHtml() {

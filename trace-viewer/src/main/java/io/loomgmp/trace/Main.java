@@ -8,6 +8,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * {@code java -jar loom-gmp-trace.jar RECORDING.jfr [-o OUTDIR]} (what {@code ./loomgmp trace}
@@ -28,6 +29,8 @@ public final class Main {
                    java -jar loom-gmp-trace.jar --print-jfc always|trace
                      prints the always-on or the tracing JFR settings file""";
     private static final String PREFIX = "loomgmp trace: ";
+    /** Past this many Ps the per-P latencies are left to trace.html: one line would not read. */
+    private static final int MAX_PS_ON_ONE_LINE = 16;
 
     private Main() {
     }
@@ -114,8 +117,40 @@ public final class Main {
                         + "%,d hand-offs) -> %,d trace events in %.1f s%n", model.eventsRead, model.loomGmpEvents(),
                 summary.runs, summary.procs, summary.steals, summary.preemptRequests + summary.preemptsHonoured,
                 summary.handoffs, jsonEvents, (System.nanoTime() - started) / 1e9);
+        printLatency(summary.threads, err);
         out.println(json);
         out.println(html);
+    }
+
+    /** The scheduling-latency lines of the summary on standard error: the whole recording, then per P. */
+    static void printLatency(ThreadAnalysis threads, PrintStream err) {
+        SchedulingLatency latency = threads.latency;
+        SchedulingLatency.Percentiles all = latency.overall;
+        StringBuilder line = new StringBuilder(PREFIX).append("scheduling latency (runnable → running) of ")
+                .append(String.format(Locale.ROOT, "%,d", all.count())).append(all.count() == 1 ? " wait: " : " waits: ")
+                .append(Describe.percentiles(all));
+        if (all.count() > 0) {
+            line.append(" (").append(Describe.virtualThread(threads.longestWaitThread)).append(" on P")
+                    .append(threads.longestWaitProcessor).append(')');
+        }
+        line.append("; ").append(String.format(Locale.ROOT, "%,d", threads.runsWithoutWake))
+                .append(" runs with no wake-up before them add no wait");
+        err.println(line);
+        int procs = latency.byP.size();
+        if (procs == 0 || all.count() == 0) {
+            return;
+        }
+        StringBuilder perP = new StringBuilder(PREFIX).append("scheduling latency per P: ");
+        if (procs > MAX_PS_ON_ONE_LINE) {
+            perP.append(procs).append(" Ps, in trace.html");
+        } else {
+            for (int p = 0; p < procs; p++) {
+                SchedulingLatency.Percentiles onP = latency.percentilesByP.get(p);
+                if (p > 0) perP.append(" · ");
+                perP.append('P').append(p).append(' ').append(Describe.percentiles(onP));
+            }
+        }
+        err.println(perP);
     }
 
     private static Path directoryOf(Path recording) {

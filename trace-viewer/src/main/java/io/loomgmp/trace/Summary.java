@@ -8,26 +8,12 @@ import java.util.Set;
 
 /**
  * The figures trace.html shows above and below its timeline: counts of runs, steals, preemptions
- * and hand-offs, runs by source and by end, a histogram of run lengths, and each P's
+ * and hand-offs, runs by source and by end, a histogram of run lengths, each P's
  * utilisation (the share of the recorded span it spent running tasks, from its lane's slices, so a
- * run cut by a hand-off counts only while it held the P).
+ * run cut by a hand-off counts only while it held the P), and the per-virtual-thread analysis
+ * with its scheduling latencies ({@link ThreadAnalysis}).
  */
 final class Summary {
-    /** Run-length bucket bounds in ns, 1-2-5 steps from 1 µs to 10 s; bucket i is below BOUNDS[i]. */
-    static final long[] BOUNDS;
-
-    static {
-        long[] steps = {1, 2, 5};
-        BOUNDS = new long[22];
-        long decade = 1_000;
-        for (int i = 0; i < BOUNDS.length; i++) {
-            BOUNDS[i] = steps[i % 3] * decade;
-            if (i % 3 == 2) {
-                decade *= 10;
-            }
-        }
-    }
-
     final long span;
     final int procs;
     int runs;
@@ -47,14 +33,16 @@ final class Summary {
     int samples;
     final Map<String, Integer> bySource = new LinkedHashMap<>();
     final Map<String, Integer> byEnd = new LinkedHashMap<>();
-    /** histogram[i]: runs shorter than BOUNDS[i] and not shorter than BOUNDS[i - 1]; the last is the rest. */
-    final long[] histogram = new long[BOUNDS.length + 1];
+    /** Run lengths, 1 µs to 10 s. */
+    final Histogram runLengths = Histogram.oneTwoFive(1_000, 10_000_000_000L);
     final long[] busyNanos;
     final int[] runsPerP;
+    final ThreadAnalysis threads;
 
-    private Summary(long span, int procs) {
+    private Summary(long span, int procs, ThreadAnalysis threads) {
         this.span = span;
         this.procs = procs;
+        this.threads = threads;
         this.busyNanos = new long[procs];
         this.runsPerP = new int[procs];
         for (String source : List.of("runnext", "local", "global", "fairness", "stolen")) {
@@ -64,7 +52,7 @@ final class Summary {
 
     static Summary of(Timeline timeline) {
         TraceModel m = timeline.model;
-        Summary s = new Summary(timeline.span(), timeline.procs);
+        Summary s = new Summary(timeline.span(), timeline.procs, ThreadAnalysis.of(m, timeline.procs));
         Set<Long> threads = new HashSet<>();
         for (TraceModel.Run r : m.runs) {
             s.runs++;
@@ -75,7 +63,7 @@ final class Summary {
             }
             s.bySource.merge(r.source(), 1, Integer::sum);
             s.byEnd.merge(r.end(), 1, Integer::sum);
-            s.histogram[bucket(r.duration())]++;
+            s.runLengths.add(r.duration());
         }
         s.virtualThreads = threads.size();
         for (int p = 0; p < timeline.procs; p++) {
@@ -109,22 +97,6 @@ final class Summary {
         s.flows = timeline.flows.size();
         s.samples = m.samples.size();
         return s;
-    }
-
-    static int bucket(long nanos) {
-        for (int i = 0; i < BOUNDS.length; i++) {
-            if (nanos < BOUNDS[i]) {
-                return i;
-            }
-        }
-        return BOUNDS.length;
-    }
-
-    /** "< 1.0 µs", "1.0 µs – 2.0 µs", ..., "≥ 10.000 s". */
-    static String bucketLabel(int i) {
-        if (i == 0) return "< " + Describe.duration(BOUNDS[0]);
-        if (i == BOUNDS.length) return "≥ " + Describe.duration(BOUNDS[BOUNDS.length - 1]);
-        return Describe.duration(BOUNDS[i - 1]) + " – " + Describe.duration(BOUNDS[i]);
     }
 
     double utilisation(int p) {

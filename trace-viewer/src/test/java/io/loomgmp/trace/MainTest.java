@@ -109,6 +109,33 @@ class MainTest {
     }
 
     @Test
+    void theSummaryGivesTheSchedulingLatencyOverallAndPerP() throws Exception {
+        String err = TraceFixture.stderr();
+        // The synthetic recording: the chain's 29 runs after the first and the outside-woken run
+        // follow a wake-up, all on P0; 16 runs (the chain's first, the stolen, the blocked one and
+        // those after the hand-off, which only yield) have none.
+        assertTrue(err.lines().anyMatch(l -> l.matches("loomgmp trace: scheduling latency \\(runnable → running\\) of"
+                + " 30 waits: p50 [^,]+, p90 [^,]+, p99 [^,]+, max [^,(]+ \\(VT \\d+ on P0\\); 16 runs with no wake-up"
+                + " before them add no wait")), err);
+        assertTrue(err.lines().anyMatch(l -> l.matches("loomgmp trace: scheduling latency per P: P0 p50 [^·]+ · P1 no waits")),
+                err);
+    }
+
+    @Test
+    void pastSixteenPsTheLatencyPerPIsLeftToThePage() {
+        TraceModel m = new TraceModel("t");
+        m.wakes.add(new TraceModel.Wake(1_000, 16, 31, 5, "local"));
+        m.runs.add(new TraceModel.Run(16, 31, 5, 3_500, 10, "local", "parked"));
+        m.sort();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Main.printLatency(ThreadAnalysis.of(m, 17), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals("loomgmp trace: scheduling latency (runnable → running) of 1 wait: p50 2.5 µs, p90 2.5 µs,"
+                + " p99 2.5 µs, max 2.5 µs (VT 5 on P16); 0 runs with no wake-up before them add no wait"
+                + System.lineSeparator() + "loomgmp trace: scheduling latency per P: 17 Ps, in trace.html"
+                + System.lineSeparator(), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void badArgumentsPrintTheUsageAndExitTwo() {
         Result none = run();
         assertEquals(2, none.status());
