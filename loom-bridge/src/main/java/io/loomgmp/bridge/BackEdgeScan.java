@@ -1,8 +1,5 @@
 package io.loomgmp.bridge;
 
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -258,11 +255,7 @@ final class BackEdgeScan {
     private String utf8(int index) {
         int at = utf8Offset(index);
         int length = ((bytes[at + 1] & 0xFF) << 8) | (bytes[at + 2] & 0xFF);
-        try { // modified UTF-8, as DataInput reads it
-            return new DataInputStream(new ByteArrayInputStream(bytes, at + 1, 2 + length)).readUTF();
-        } catch (IOException e) {
-            throw new MalformedClassException("constant pool entry " + index + " is not valid modified UTF-8: " + e);
-        }
+        return ClassBytesOutput.utf8(bytes, at + 3, length); // within the pool: readConstantPool checked it
     }
 
     private int utf8Offset(int index) {

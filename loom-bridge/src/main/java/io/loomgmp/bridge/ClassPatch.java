@@ -1,11 +1,5 @@
 package io.loomgmp.bridge;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -56,7 +50,7 @@ final class ClassPatch {
     static final int ACC_STATIC = 0x0008;
     static final int GETSTATIC = 0xB2;
     static final int INVOKESTATIC = 0xB8;
-    private static final int TAG_UTF8 = 1;
+    private static final int TAG_UTF8 = 1; // written by ClassBytesOutput.utf8Entry
     private static final int TAG_CLASS = 7;
     private static final int TAG_FIELDREF = 9;
     private static final int TAG_METHODREF = 10;
@@ -68,8 +62,7 @@ final class ClassPatch {
     private final int constantPoolEnd;
     private final int thisClass;
     private final List<Method> methods = new ArrayList<>();
-    private final ByteArrayOutputStream appended = new ByteArrayOutputStream();
-    private final DataOutputStream appendedData = new DataOutputStream(appended);
+    private final ClassBytesOutput appended = new ClassBytesOutput(256);
     private int constantCount;
     /** Same-size replacements: offset, then bytes, in the order made. */
     private final List<Object[]> replacements = new ArrayList<>();
@@ -215,61 +208,48 @@ final class ClassPatch {
         int codeStart = in.pos;
         require(codeLength >= 0 && codeStart + codeLength <= bytes.length, "code past the end");
         in.pos += codeLength;
-        ByteArrayOutputStream body = new ByteArrayOutputStream(codeLength + prefix.length + 64);
-        DataOutputStream out = new DataOutputStream(body);
-        try {
-            out.writeShort(Math.max(oldMaxStack, maxStack));
-            out.writeShort(maxLocals);
-            out.writeInt(codeLength + prefix.length);
-            out.write(prefix);
-            out.write(bytes, codeStart, codeLength);
-            int handlers = in.u2();
-            out.writeShort(handlers);
-            for (int i = 0; i < handlers; i++) {
-                out.writeShort(in.u2() + prefix.length); // start
-                out.writeShort(in.u2() + prefix.length); // end
-                out.writeShort(in.u2() + prefix.length); // handler
-                out.writeShort(in.u2()); // catch type
-            }
-            int attributes = in.u2();
-            boolean frames = false;
-            ByteArrayOutputStream rest = new ByteArrayOutputStream();
-            DataOutputStream restOut = new DataOutputStream(rest);
-            for (int i = 0; i < attributes; i++) {
-                int name = in.u2();
-                int length = in.u4();
-                require(length >= 0 && in.pos + length <= bytes.length, "attribute past the end");
-                int end = in.pos + length;
-                byte[] moved = switch (utf8(name)) {
-                    case "StackMapTable" -> {
-                        frames = true;
-                        yield movedFrames(in, prefix.length, frame, frameOffset);
-                    }
-                    case "LineNumberTable" -> movedLines(in, prefix.length);
-                    case "LocalVariableTable", "LocalVariableTypeTable" -> movedLocals(in, prefix.length);
-                    default -> throw new Unsupported("the code of " + method.name() + method.descriptor()
-                            + " has a " + utf8(name) + " attribute");
-                };
-                require(in.pos == end, "an attribute of the code is not as long as it says");
-                restOut.writeShort(name);
-                restOut.writeInt(moved.length);
-                restOut.write(moved);
-            }
-            if (!frames) {
-                // The prefix's branch target needs a frame of its own even where the body has none.
-                byte[] table = new byte[2 + frame.length];
-                table[1] = 1;
-                System.arraycopy(frame, 0, table, 2, frame.length);
-                restOut.writeShort(utf8Entry("StackMapTable"));
-                restOut.writeInt(table.length);
-                restOut.write(table);
-            }
-            out.writeShort(attributes + (frames ? 0 : 1));
-            out.write(rest.toByteArray());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
+        ClassBytesOutput out = new ClassBytesOutput(codeLength + prefix.length + 256);
+        out.u2(Math.max(oldMaxStack, maxStack));
+        out.u2(maxLocals);
+        out.u4(codeLength + prefix.length);
+        out.bytes(prefix);
+        out.bytes(bytes, codeStart, codeLength);
+        int handlers = in.u2();
+        out.u2(handlers);
+        for (int i = 0; i < handlers; i++) {
+            out.u2(in.u2() + prefix.length); // start
+            out.u2(in.u2() + prefix.length); // end
+            out.u2(in.u2() + prefix.length); // handler
+            out.u2(in.u2()); // catch type
         }
-        newCode.add(new Object[] {at, body.toByteArray()});
+        int attributes = in.u2();
+        boolean frames = false;
+        ClassBytesOutput rest = new ClassBytesOutput(256);
+        for (int i = 0; i < attributes; i++) {
+            int name = in.u2();
+            int length = in.u4();
+            require(length >= 0 && in.pos + length <= bytes.length, "attribute past the end");
+            int end = in.pos + length;
+            ClassBytesOutput moved = switch (utf8(name)) {
+                case "StackMapTable" -> {
+                    frames = true;
+                    yield movedFrames(in, prefix.length, frame, frameOffset);
+                }
+                case "LineNumberTable" -> movedLines(in, prefix.length);
+                case "LocalVariableTable", "LocalVariableTypeTable" -> movedLocals(in, prefix.length);
+                default -> throw new Unsupported("the code of " + method.name() + method.descriptor()
+                        + " has a " + utf8(name) + " attribute");
+            };
+            require(in.pos == end, "an attribute of the code is not as long as it says");
+            rest.u2(name).u4(moved.size()).output(moved);
+        }
+        if (!frames) {
+            // The prefix's branch target needs a frame of its own even where the body has none.
+            rest.u2(utf8Entry("StackMapTable")).u4(2 + frame.length).u2(1).bytes(frame);
+        }
+        out.u2(attributes + (frames ? 0 : 1));
+        out.output(rest);
+        newCode.add(new Object[] {at, out.toByteArray()});
     }
 
     /** A {@code same_frame} at offset {@code offset} (the first frame of a table: the delta is the offset). */
@@ -294,13 +274,12 @@ final class ClassPatch {
             byte[] instruction = (byte[]) replacement[1];
             System.arraycopy(instruction, 0, patched, (Integer) replacement[0], instruction.length);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(bytes.length + appended.size() + 256);
-        out.write(patched, 0, 8);
         require(constantCount <= 0xFFFF, "the constant pool would outgrow 65535 entries");
-        out.write(constantCount >> 8);
-        out.write(constantCount);
-        out.write(patched, 10, constantPoolEnd - 10);
-        out.write(appended.toByteArray(), 0, appended.size());
+        ClassBytesOutput out = new ClassBytesOutput(bytes.length + appended.size() + 256);
+        out.bytes(patched, 0, 8);
+        out.u2(constantCount);
+        out.bytes(patched, 10, constantPoolEnd - 10);
+        out.output(appended);
         int from = constantPoolEnd;
         // In file order. (A loop, not a lambda: this runs in the JVM's start-up, where the first
         // lambda costs milliseconds.)
@@ -312,15 +291,12 @@ final class ClassPatch {
         for (Object[] code : newCode) {
             int at = (Integer) code[0];
             byte[] body = (byte[]) code[1];
-            out.write(patched, from, at + 2 - from); // up to and with the attribute's name index
-            out.write(body.length >>> 24);
-            out.write(body.length >> 16);
-            out.write(body.length >> 8);
-            out.write(body.length);
-            out.write(body, 0, body.length);
+            out.bytes(patched, from, at + 2 - from); // up to and with the attribute's name index
+            out.u4(body.length);
+            out.bytes(body);
             from = at + 6 + s4(bytes, at + 2);
         }
-        out.write(patched, from, patched.length - from);
+        out.bytes(patched, from, patched.length - from);
         return out.toByteArray();
     }
 
@@ -333,12 +309,11 @@ final class ClassPatch {
     }
 
     /** The StackMapTable with {@code frame} first and every frame moved by {@code shift}. */
-    private byte[] movedFrames(Reader in, int shift, byte[] frame, int frameOffset) throws IOException {
+    private ClassBytesOutput movedFrames(Reader in, int shift, byte[] frame, int frameOffset) {
         int count = in.u2();
-        ByteArrayOutputStream table = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(table);
-        out.writeShort(count + 1);
-        out.write(frame);
+        ClassBytesOutput out = new ClassBytesOutput(64 + 8 * count);
+        out.u2(count + 1);
+        out.bytes(frame);
         for (int i = 0; i < count; i++) {
             int type = in.u1();
             int delta;
@@ -360,17 +335,15 @@ final class ClassPatch {
             }
             if (type < 128) {
                 if (delta <= 63) {
-                    out.write((stackItem < 0 ? 0 : 64) + delta);
+                    out.u1((stackItem < 0 ? 0 : 64) + delta);
                 } else {
-                    out.write(stackItem < 0 ? 251 : 247);
-                    out.writeShort(delta);
+                    out.u1(stackItem < 0 ? 251 : 247).u2(delta);
                 }
                 if (stackItem > 0) {
                     copyType(in, out, shift);
                 }
             } else {
-                out.write(type);
-                out.writeShort(delta);
+                out.u1(type).u2(delta);
                 if (type == 247) {
                     copyType(in, out, shift);
                 } else if (type >= 252 && type <= 254) {
@@ -379,29 +352,29 @@ final class ClassPatch {
                     }
                 } else if (type == 255) {
                     int locals = in.u2();
-                    out.writeShort(locals);
+                    out.u2(locals);
                     for (int k = 0; k < locals; k++) {
                         copyType(in, out, shift);
                     }
                     int stack = in.u2();
-                    out.writeShort(stack);
+                    out.u2(stack);
                     for (int k = 0; k < stack; k++) {
                         copyType(in, out, shift);
                     }
                 }
             }
         }
-        return table.toByteArray();
+        return out;
     }
 
     /** Copies one verification type; an {@code Uninitialized} one holds the offset of its {@code new}. */
-    private static void copyType(Reader in, DataOutputStream out, int shift) throws IOException {
+    private static void copyType(Reader in, ClassBytesOutput out, int shift) {
         int tag = in.u1();
-        out.write(tag);
+        out.u1(tag);
         if (tag == 7) {
-            out.writeShort(in.u2());
+            out.u2(in.u2());
         } else if (tag == 8) {
-            out.writeShort(in.u2() + shift);
+            out.u2(in.u2() + shift);
         } else {
             if (tag > 6) {
                 throw new BackEdgeScan.MalformedClassException("unknown verification type " + tag);
@@ -409,34 +382,30 @@ final class ClassPatch {
         }
     }
 
-    private static byte[] movedLines(Reader in, int shift) throws IOException {
+    private static ClassBytesOutput movedLines(Reader in, int shift) {
         int count = in.u2();
-        ByteArrayOutputStream table = new ByteArrayOutputStream(2 + 4 * count);
-        DataOutputStream out = new DataOutputStream(table);
-        out.writeShort(count);
+        ClassBytesOutput out = new ClassBytesOutput(2 + 4 * count);
+        out.u2(count);
         for (int i = 0; i < count; i++) {
-            out.writeShort(in.u2() + shift);
-            out.writeShort(in.u2());
+            out.u2(in.u2() + shift);
+            out.u2(in.u2());
         }
-        return table.toByteArray();
+        return out;
     }
 
-    private static byte[] movedLocals(Reader in, int shift) throws IOException {
+    private static ClassBytesOutput movedLocals(Reader in, int shift) {
         int count = in.u2();
-        ByteArrayOutputStream table = new ByteArrayOutputStream(2 + 10 * count);
-        DataOutputStream out = new DataOutputStream(table);
-        out.writeShort(count);
+        ClassBytesOutput out = new ClassBytesOutput(2 + 10 * count);
+        out.u2(count);
         for (int i = 0; i < count; i++) {
             int start = in.u2();
             int length = in.u2();
             // A variable live from the start (this, the parameters) is live over the prefix too.
-            out.writeShort(start == 0 ? 0 : start + shift);
-            out.writeShort(start == 0 ? length + shift : length);
-            out.writeShort(in.u2());
-            out.writeShort(in.u2());
-            out.writeShort(in.u2());
+            out.u2(start == 0 ? 0 : start + shift);
+            out.u2(start == 0 ? length + shift : length);
+            out.u2(in.u2()).u2(in.u2()).u2(in.u2()); // name, descriptor or signature, slot
         }
-        return table.toByteArray();
+        return out;
     }
 
     // --- the constant pool ---
@@ -448,22 +417,14 @@ final class ClassPatch {
     }
 
     private int utf8Entry(String value) {
-        try {
-            appendedData.writeByte(TAG_UTF8);
-            appendedData.writeUTF(value);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        appended.utf8Entry(value);
         return constantCount++;
     }
 
     private int append(int tag, int first, int second) {
-        appended.write(tag);
-        appended.write(first >> 8);
-        appended.write(first);
+        appended.u1(tag).u2(first);
         if (second >= 0) {
-            appended.write(second >> 8);
-            appended.write(second);
+            appended.u2(second);
         }
         return constantCount++;
     }
@@ -494,18 +455,7 @@ final class ClassPatch {
         if (at + 3 + length > bytes.length) {
             throw new BackEdgeScan.MalformedClassException("constant pool entry " + index + " past the end");
         }
-        boolean ascii = true;
-        for (int i = at + 3; i < at + 3 + length && ascii; i++) {
-            ascii = bytes[i] > 0; // 1 to 127: the same in modified UTF-8 and in Latin-1
-        }
-        if (ascii) {
-            return new String(bytes, at + 3, length, java.nio.charset.StandardCharsets.ISO_8859_1);
-        }
-        try { // modified UTF-8, as DataInput reads it
-            return new DataInputStream(new ByteArrayInputStream(bytes, at + 1, 2 + length)).readUTF();
-        } catch (IOException e) {
-            throw new BackEdgeScan.MalformedClassException("constant pool entry " + index + " is not valid modified UTF-8: " + e);
-        }
+        return ClassBytesOutput.utf8(bytes, at + 3, length);
     }
 
     /** A cursor over the original bytes that refuses to read past their end. */

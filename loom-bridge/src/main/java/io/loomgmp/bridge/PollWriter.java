@@ -1,9 +1,5 @@
 package io.loomgmp.bridge;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -74,7 +70,7 @@ final class PollWriter {
             throw new Unsupported("the constant pool would outgrow 65535 entries");
         }
         PollWriter writer = new PollWriter(classBytes, scan.constantPoolEntries(), count + 5);
-        Output out = new Output(classBytes.length + 64 + 8 * methods.size());
+        ClassBytesOutput out = new ClassBytesOutput(classBytes.length + 64 + 8 * methods.size());
         out.bytes(classBytes, 0, 8);
         out.u2(count + 6);
         out.bytes(classBytes, 10, scan.constantPoolEnd() - 10);
@@ -91,11 +87,11 @@ final class PollWriter {
     }
 
     /** Entries {@code first} to {@code first + 5}; the last is the method reference. */
-    private void appendCheckpointReference(Output out, int first) {
-        out.utf8(Gmp.class.getName().replace('.', '/'));
+    private void appendCheckpointReference(ClassBytesOutput out, int first) {
+        out.utf8Entry(Gmp.class.getName().replace('.', '/'));
         out.u1(7).u2(first); // Class
-        out.utf8(PreemptionPolls.CHECKPOINT);
-        out.utf8("()V");
+        out.utf8Entry(PreemptionPolls.CHECKPOINT);
+        out.utf8Entry("()V");
         out.u1(12).u2(first + 2).u2(first + 3); // NameAndType
         out.u1(10).u2(first + 1).u2(first + 4); // Methodref
     }
@@ -104,7 +100,7 @@ final class PollWriter {
      * Writes the Code attribute at {@code attribute} with polls; returns the offset just past the
      * original attribute.
      */
-    private int rewriteCode(Output out, int attribute) throws Unsupported {
+    private int rewriteCode(ClassBytesOutput out, int attribute) throws Unsupported {
         int nameIndex = u2(bytes, attribute);
         int length = s4(bytes, attribute + 2);
         int end = attribute + 6 + length;
@@ -118,7 +114,7 @@ final class PollWriter {
         }
         Offsets offsets = new Offsets(backEdges);
 
-        Output body = new Output(length + POLL_BYTES * backEdges.length + 16);
+        ClassBytesOutput body = new ClassBytesOutput(length + POLL_BYTES * backEdges.length + 16);
         body.bytes(bytes, attribute + 6, 4); // max_stack, max_locals
         body.u4(newCodeLength);
         writeCode(body, codeStart, codeEnd, offsets);
@@ -143,7 +139,7 @@ final class PollWriter {
             require(attributeLength >= 0 && attributeLength <= end - at - 6, "attribute past the end of the Code attribute");
             int payload = at + 6;
             String kind = utf8(name);
-            Output rewritten = new Output(attributeLength + 16);
+            ClassBytesOutput rewritten = new ClassBytesOutput(attributeLength + 16);
             switch (kind) {
                 case "StackMapTable" -> writeStackMapTable(rewritten, payload, payload + attributeLength, offsets);
                 case "LineNumberTable" -> writeLineNumbers(rewritten, payload, payload + attributeLength, offsets);
@@ -174,7 +170,7 @@ final class PollWriter {
         return Arrays.copyOf(found, n);
     }
 
-    private void writeCode(Output body, int codeStart, int codeEnd, Offsets offsets) throws Unsupported {
+    private void writeCode(ClassBytesOutput body, int codeStart, int codeEnd, Offsets offsets) throws Unsupported {
         for (int at = codeStart; at < codeEnd; ) {
             int size = instructionSize(bytes, codeStart, at, codeEnd);
             int pc = at - codeStart;
@@ -213,7 +209,7 @@ final class PollWriter {
         }
     }
 
-    private void writeStackMapTable(Output out, int at, int end, Offsets offsets) {
+    private void writeStackMapTable(ClassBytesOutput out, int at, int end, Offsets offsets) {
         require(at + 2 <= end, "truncated StackMapTable");
         int frames = u2(bytes, at);
         out.u2(frames);
@@ -277,7 +273,7 @@ final class PollWriter {
     }
 
     /** Copies {@code n} verification types; an uninitialized type's offset (of its {@code new}) is moved. */
-    private int copyTypes(Output out, int at, int end, int n, Offsets offsets) {
+    private int copyTypes(ClassBytesOutput out, int at, int end, int n, Offsets offsets) {
         for (int i = 0; i < n; i++) {
             require(at + 1 <= end, "truncated verification type");
             int tag = bytes[at] & 0xFF;
@@ -300,7 +296,7 @@ final class PollWriter {
         return at;
     }
 
-    private void writeLineNumbers(Output out, int at, int end, Offsets offsets) {
+    private void writeLineNumbers(ClassBytesOutput out, int at, int end, Offsets offsets) {
         require(at + 2 <= end, "truncated LineNumberTable");
         int n = u2(bytes, at);
         require(at + 2 + 4L * n == end, "the LineNumberTable's length does not match its content");
@@ -310,7 +306,7 @@ final class PollWriter {
         }
     }
 
-    private void writeLocalVariables(Output out, int at, int end, Offsets offsets) {
+    private void writeLocalVariables(ClassBytesOutput out, int at, int end, Offsets offsets) {
         require(at + 2 <= end, "truncated local variable table");
         int n = u2(bytes, at);
         require(at + 2 + 10L * n == end, "the local variable table's length does not match its content");
@@ -323,8 +319,9 @@ final class PollWriter {
     }
 
     private String utf8(int index) {
-        require(index > 0 && index < constantPoolEntries.length && constantPoolEntries[index] != 0,
-                "no constant pool entry " + index);
+        if (index <= 0 || index >= constantPoolEntries.length || constantPoolEntries[index] == 0) {
+            throw new BackEdgeScan.MalformedClassException("no constant pool entry " + index);
+        }
         int at = constantPoolEntries[index];
         if ((bytes[at] & 0xFF) != 1) {
             throw new BackEdgeScan.MalformedClassException("constant pool entry " + index + " is not a Utf8 entry");
@@ -359,59 +356,5 @@ final class PollWriter {
     }
 
     /** A growable byte buffer with big-endian writes. */
-    private static final class Output {
-        private final ByteArrayOutputStream buffer;
-        private final DataOutputStream data;
 
-        Output(int capacity) {
-            buffer = new ByteArrayOutputStream(capacity);
-            data = new DataOutputStream(buffer);
-        }
-
-        Output u1(int value) {
-            buffer.write(value);
-            return this;
-        }
-
-        Output u2(int value) {
-            buffer.write(value >>> 8);
-            buffer.write(value);
-            return this;
-        }
-
-        Output u4(int value) {
-            return u2(value >>> 16).u2(value & 0xFFFF);
-        }
-
-        Output bytes(byte[] source, int offset, int length) {
-            buffer.write(source, offset, length);
-            return this;
-        }
-
-        Output output(Output other) {
-            try {
-                other.buffer.writeTo(buffer);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
-            }
-            return this;
-        }
-
-        void utf8(String ascii) {
-            try {
-                buffer.write(1);
-                data.writeUTF(ascii);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        int size() {
-            return buffer.size();
-        }
-
-        byte[] toByteArray() {
-            return buffer.toByteArray();
-        }
-    }
 }
