@@ -223,7 +223,10 @@ final class PreemptionPolls implements ClassFileTransformer {
         BackEdgeScan.Result scan = BackEdgeScan.scan(classBytes);
         List<BackEdgeScan.Method> polled = new ArrayList<>(scan.looping().size());
         for (BackEdgeScan.Method method : scan.looping()) {
-            if (!becomesHuge(method.codeLength(), method.backEdges())) {
+            // Not a class initialiser: a virtual thread running one is pinned (the JVM's call into
+            // it is on the stack), so a poll there could never yield; it would only slow the
+            // loops that start-up runs, interpreted, to fill static tables.
+            if (!becomesHuge(method.codeLength(), method.backEdges()) && !method.nameAndType().startsWith("<clinit>")) {
                 polled.add(method);
             }
         }

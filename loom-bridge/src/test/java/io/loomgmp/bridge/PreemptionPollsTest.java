@@ -206,6 +206,28 @@ class PreemptionPollsTest {
     }
 
     @Test
+    void aClassInitialisersLoopsGetNoPolls() {
+        // A virtual thread in <clinit> is pinned: a poll there could never yield.
+        byte[] onlyInInitialiser = ClassFile.of().build(ClassDesc.of("com.acme.Table"), type -> type
+                .withMethodBody(ConstantDescs.CLASS_INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_STATIC,
+                        PreemptionPollsTest::countToTen));
+        assertNull(PreemptionPolls.instrument(onlyInInitialiser), "nothing to poll but <clinit>");
+        byte[] both = ClassFile.of().build(ClassDesc.of("com.acme.Table"), type -> type
+                .withMethodBody(ConstantDescs.CLASS_INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_STATIC,
+                        PreemptionPollsTest::countToTen)
+                .withMethodBody("loop", ConstantDescs.MTD_void, ClassFile.ACC_STATIC, PreemptionPollsTest::countToTen));
+        Map<String, Polls> polls = pollsByMethod(PreemptionPolls.instrument(both));
+        assertEquals(1, polls.get("loop").polls(), polls.toString());
+        assertEquals(0, polls.get("<clinit>").polls(), polls.toString());
+    }
+
+    /** {@code static void m()}: a loop of ten turns, one back-edge. */
+    private static void countToTen(CodeBuilder code) {
+        Label top = code.newLabel();
+        code.iconst_0().istore(0).labelBinding(top).iinc(0, 1).iload(0).bipush(10).if_icmplt(top).return_();
+    }
+
+    @Test
     void aClassFileWithoutStackMapsGetsPollsToo() throws Exception {
         // Version 49 (Java 5) has no StackMapTable: the JVM infers the types when it verifies.
         byte[] old = ClassFile.of().build(ClassDesc.of("com.acme.Old"), type -> type
