@@ -11,8 +11,17 @@ package io.loomgmp.dispatcher;
  */
 @FunctionalInterface
 public interface CarrierLocator {
-    /** The default: the current thread itself. */
-    CarrierLocator CURRENT_THREAD = Thread::currentThread;
+    /**
+     * The default: the current thread itself. (A class, not {@code Thread::currentThread}: the
+     * agent builds a scheduler in every JVM's start-up, where each lambda's bootstrap costs
+     * milliseconds; the same goes for the scheduler's other defaults.)
+     */
+    CarrierLocator CURRENT_THREAD = new CarrierLocator() {
+        @Override
+        public Thread currentCarrier() {
+            return Thread.currentThread();
+        }
+    };
 
     /** The platform thread the calling code runs on (the current thread if it is not virtual). */
     Thread currentCarrier();

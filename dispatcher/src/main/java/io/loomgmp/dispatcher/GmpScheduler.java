@@ -184,7 +184,12 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private Duration timeSlice = Duration.ofMillis(10);
         private Duration keepAlive = Duration.ofSeconds(30);
         private String name = "gmp";
-        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = Builder::printFailure;
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = new Thread.UncaughtExceptionHandler() {
+            @Override
+            public void uncaughtException(Thread carrier, Throwable failure) { // not a lambda: see CarrierLocator
+                printFailure(carrier, failure);
+            }
+        };
         private CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
         private ThreadFactory threadFactory; // null: daemon threads named <name>-M<n>
         private boolean sysmon = true;

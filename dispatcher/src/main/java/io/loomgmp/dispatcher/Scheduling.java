@@ -70,7 +70,12 @@ final class Scheduling {
 
     volatile CarrierLocator carrierLocator;
     /** The thread a task belongs to, for JFR events; see {@link io.loomgmp.dispatcher.loom.LoomSupport#taskThread}. */
-    volatile Function<Runnable, Thread> taskThread = task -> null;
+    volatile Function<Runnable, Thread> taskThread = new Function<>() {
+        @Override
+        public Thread apply(Runnable task) { // none known; not a lambda: see CarrierLocator
+            return null;
+        }
+    };
 
     Scheduling(String name, int procs, int maxCarriers, Duration timeSlice, Duration keepAlive,
                Thread.UncaughtExceptionHandler exceptionHandler, CarrierLocator carrierLocator,

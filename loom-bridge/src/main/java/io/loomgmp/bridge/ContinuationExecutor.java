@@ -1,11 +1,13 @@
 package io.loomgmp.bridge;
 
+import io.loomgmp.dispatcher.CarrierLocator;
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.Placement;
 import io.loomgmp.dispatcher.loom.LoomSupport;
 
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
  * The {@link Executor} that Loom hands virtual-thread continuations to. It decides where each one
@@ -52,8 +54,20 @@ final class ContinuationExecutor implements Executor {
         } catch (NoClassDefFoundError e) {
             throw new IllegalStateException(BridgeAccess.missingAccessMessage(), e);
         }
-        LoomSupport.carrierLocator(scheduler, CarrierAccess::currentCarrierThread);
-        LoomSupport.taskThread(scheduler, TaskThreads::of); // JFR events name the virtual thread
+        // Classes, not method references: this runs in every JVM's start-up under the agent,
+        // where each lambda's bootstrap costs milliseconds.
+        LoomSupport.carrierLocator(scheduler, new CarrierLocator() {
+            @Override
+            public Thread currentCarrier() {
+                return CarrierAccess.currentCarrierThread();
+            }
+        });
+        LoomSupport.taskThread(scheduler, new Function<>() { // JFR events name the virtual thread
+            @Override
+            public Thread apply(Runnable task) {
+                return TaskThreads.of(task);
+            }
+        });
         return new ContinuationExecutor(scheduler);
     }
 

@@ -46,7 +46,12 @@ final class QueuedWorkHook {
     static void define() throws IllegalAccessException, NoSuchFieldException {
         MethodHandles.Lookup inJuc = MethodHandles.privateLookupIn(ForkJoinWorkerThread.class, MethodHandles.lookup());
         Class<?> hook = inJuc.defineClass(JdkHookClasses.read(CLASS_NAME));
-        BooleanSupplier probe = () -> LoomSupport.hasQueuedWork(CarrierAccess.currentCarrierThread());
+        BooleanSupplier probe = new BooleanSupplier() { // not a lambda: its bootstrap would cost start-up milliseconds
+            @Override
+            public boolean getAsBoolean() {
+                return LoomSupport.hasQueuedWork(CarrierAccess.currentCarrierThread());
+            }
+        };
         MethodHandles.privateLookupIn(hook, MethodHandles.lookup())
                 .findStaticVarHandle(hook, FIELD, BooleanSupplier.class)
                 .setVolatile(probe);
