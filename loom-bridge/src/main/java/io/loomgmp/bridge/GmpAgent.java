@@ -127,7 +127,7 @@ public final class GmpAgent {
         }
         // A run-time image without java.management has no MBean server for a console to see.
         if (settings.mxbean() && ModuleLayer.boot().findModule("java.management").isPresent()) {
-            SchedulerMXBeanRegistration.start(scheduler, System.err);
+            SchedulerMXBeanRegistration.Starter.start(scheduler, System.err);
         }
         if (settings.verbose()) {
             System.err.println(startupLine(AgentRelease.current(), settings.withTimers(timers)));

@@ -43,13 +43,30 @@ final class SchedulerMXBeanRegistration implements Runnable {
     }
 
     /**
-     * Starts the thread that waits for the platform MBean server. Call it only when the module
-     * {@code java.management} is present: this class does not link without it.
+     * Starts the thread that waits for the platform MBean server: {@code Starter.start}. Call it
+     * only when the module {@code java.management} is present: this class does not link without
+     * it. Starting goes through a class of its own so that this class, and the JMX classes its
+     * verification loads, are loaded on that thread rather than in the agent's start-up.
      */
-    static void start(GmpScheduler scheduler, PrintStream err) {
-        Thread thread = new Thread(new SchedulerMXBeanRegistration(scheduler, err), THREAD_NAME);
-        thread.setDaemon(true);
-        thread.start();
+    static final class Starter implements Runnable {
+        private final GmpScheduler scheduler;
+        private final PrintStream err;
+
+        private Starter(GmpScheduler scheduler, PrintStream err) {
+            this.scheduler = scheduler;
+            this.err = err;
+        }
+
+        static void start(GmpScheduler scheduler, PrintStream err) {
+            Thread thread = new Thread(new Starter(scheduler, err), THREAD_NAME);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public void run() {
+            new SchedulerMXBeanRegistration(scheduler, err).run();
+        }
     }
 
     @Override
