@@ -62,8 +62,11 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
     Rewrite apply(byte[] classBytes) {
         ClassPatch patch = ClassPatch.of(classBytes);
         lastShapeProblem = constructorProblem(patch);
-        lastTimersProblem = timers ? scheduleProblem(patch) : null;
-        return rewrite(patch, timers && lastTimersProblem == null);
+        String timersProblem = timers ? scheduleProblem(patch) : null;
+        String[] prefixProblem = {null};
+        Rewrite rewrite = rewrite(patch, timers && timersProblem == null, prefixProblem);
+        lastTimersProblem = timersProblem != null ? timersProblem : prefixProblem[0];
+        return rewrite;
     }
 
     /**
@@ -87,10 +90,11 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
      */
     static Rewrite rewrite(byte[] classBytes, boolean timers) {
         ClassPatch patch = ClassPatch.of(classBytes);
-        return rewrite(patch, timers && scheduleProblem(patch) == null);
+        return rewrite(patch, timers && scheduleProblem(patch) == null, new String[1]);
     }
 
-    private static Rewrite rewrite(ClassPatch patch, boolean timers) {
+    /** @param prefixProblem gets why {@code schedule} could not be prefixed, if it could not */
+    private static Rewrite rewrite(ClassPatch patch, boolean timers, String[] prefixProblem) {
         int sites = 0;
         List<Integer> reads = constructorReads(patch);
         if (reads.size() == 1) {
@@ -101,8 +105,13 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
             return new Rewrite(null, 0); // the shape check says why; a half-rewritten class helps nobody
         }
         if (timers) {
-            prefixSchedule(patch);
-            sites++;
+            try {
+                prefixSchedule(patch);
+                sites++;
+            } catch (ClassPatch.Unsupported e) {
+                // Timers are a speed-up: the constructor's rewrite goes ahead without them.
+                prefixProblem[0] = "cannot prefix java.lang.VirtualThread." + SCHEDULE + ": " + e.getMessage();
+            }
         }
         return new Rewrite(patch.toBytes(), sites);
     }

@@ -100,6 +100,33 @@ class VirtualThreadRewriterTest {
     }
 
     @Test
+    void aScheduleMethodThatCannotBePrefixedLeavesTimersOffNotTheConstructor() throws Exception {
+        ClassDesc self = ClassDesc.of("java.lang.VirtualThread");
+        ClassDesc executor = ClassDesc.of("java.util.concurrent.Executor");
+        byte[] stranger = ClassFile.of().build(self, type -> type
+                .withField(VirtualThreadRewriter.FIELD, executor, ClassFile.ACC_STATIC)
+                .withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_PUBLIC, code -> code
+                        .aload(0)
+                        .invokespecial(ConstantDescs.CD_Object, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void)
+                        .getstatic(self, VirtualThreadRewriter.FIELD, executor)
+                        .pop()
+                        .return_())
+                .withMethodBody(VirtualThreadRewriter.SCHEDULE,
+                        java.lang.constant.MethodTypeDesc.ofDescriptor(VirtualThreadRewriter.SCHEDULE_DESCRIPTOR),
+                        ClassFile.ACC_PRIVATE, code -> code
+                                .with(java.lang.classfile.attribute.CharacterRangeTableAttribute.of(List.of()))
+                                .aconst_null()
+                                .areturn()));
+        VirtualThreadRewriter rewriter = new VirtualThreadRewriter(true);
+        byte[] rewritten = rewriter.transform(null, null, VirtualThreadRewriter.VIRTUAL_THREAD, null, null, stranger);
+        assertEquals(1, rewriter.lastRewrites(), "the constructor alone");
+        assertNull(rewriter.lastShapeProblem());
+        assertEquals("cannot prefix java.lang.VirtualThread.schedule: the code of schedule"
+                + VirtualThreadRewriter.SCHEDULE_DESCRIPTOR + " has a CharacterRangeTable attribute", rewriter.lastTimersProblem());
+        assertEquals(List.of(), ClassFile.of().verify(rewritten));
+    }
+
+    @Test
     void aConstructorReadingTheFieldTwiceIsLeftAlone() throws Exception {
         ClassDesc self = ClassDesc.of("java.lang.VirtualThread");
         ClassDesc executor = ClassDesc.of("java.util.concurrent.Executor");
