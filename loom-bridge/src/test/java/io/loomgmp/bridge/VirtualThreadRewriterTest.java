@@ -113,10 +113,14 @@ class VirtualThreadRewriterTest {
                         .return_())
                 .withMethodBody(VirtualThreadRewriter.SCHEDULE,
                         java.lang.constant.MethodTypeDesc.ofDescriptor(VirtualThreadRewriter.SCHEDULE_DESCRIPTOR),
-                        ClassFile.ACC_PRIVATE, code -> code
-                                .with(java.lang.classfile.attribute.CharacterRangeTableAttribute.of(List.of()))
-                                .aconst_null()
-                                .areturn()));
+                        ClassFile.ACC_PRIVATE, code -> {
+                            // A CharacterRangeTable holds code offsets that ClassPatch does not move.
+                            java.lang.classfile.Label start = code.newLabel();
+                            java.lang.classfile.Label end = code.newLabel();
+                            code.labelBinding(start).aconst_null().labelBinding(end).areturn()
+                                    .with(java.lang.classfile.instruction.CharacterRange.of(start, end, 1, 2,
+                                            java.lang.classfile.instruction.CharacterRange.FLAG_STATEMENT));
+                        }));
         VirtualThreadRewriter rewriter = new VirtualThreadRewriter(true);
         byte[] rewritten = rewriter.transform(null, null, VirtualThreadRewriter.VIRTUAL_THREAD, null, null, stranger);
         assertEquals(1, rewriter.lastRewrites(), "the constructor alone");
