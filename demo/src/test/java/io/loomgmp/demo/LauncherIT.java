@@ -160,7 +160,7 @@ class LauncherIT {
     // ---------------------------------------------------------------- the test command's plan
 
     @Test
-    void withoutABrowserAUserWhoIsNotRootIsToldTheBrowserTestIsSkipped() throws Exception {
+    void withoutABrowserOrTmuxAUserWhoIsNotRootIsToldTheirTestsAreSkipped() throws Exception {
         List<String> command = new ArrayList<>();
         if (isRoot()) {
             // Run as nobody: the path a developer who is not root takes.
@@ -173,12 +173,14 @@ class LauncherIT {
         assertEquals(0, run.exitCode(), run.stderr());
         assertTrue(run.stderr().contains("no Chromium (none on the PATH, LOOMGMP_CHROMIUM unset) and not root, so it cannot be"
                 + " installed here: the trace.html browser tests will be SKIPPED"), run.stderr());
+        assertTrue(run.stderr().contains("no tmux on the PATH and not root, so it cannot be installed here: the live"
+                + " console's terminal test (TopIT) will be SKIPPED"), run.stderr());
         assertTrue(run.stderr().contains("would run: ./mvnw -B verify"), run.stderr());
         assertFalse(run.stderr().contains("-Dloomgmp.chromium"), run.stderr());
     }
 
     @Test
-    void withoutABrowserRootWouldInstallDebiansChromium() throws Exception {
+    void withoutABrowserOrTmuxRootWouldInstallDebiansChromiumAndTmux() throws Exception {
         Assumptions.assumeTrue(isRoot(), "not root: the other test covers this user");
         Path path = pathWithoutBrowsers();
         Assumptions.assumeTrue(Files.isExecutable(path.resolve("apt-get")), "no apt-get on this machine");
@@ -186,6 +188,8 @@ class LauncherIT {
                 "bash", ROOT.resolve("loomgmp").toString(), "test", "--check");
         assertEquals(0, run.exitCode(), run.stderr());
         assertTrue(run.stderr().contains("would install Debian's chromium"), run.stderr());
+        assertTrue(run.stderr().contains("would install Debian's tmux for the live console's terminal test"),
+                run.stderr());
     }
 
     @Test
@@ -212,7 +216,7 @@ class LauncherIT {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("loomgmp"))).charAt(6) == 'r';
     }
 
-    /** A directory of links to every command in /usr/bin and /bin but the browsers. */
+    /** A directory of links to every command in /usr/bin and /bin but the browsers and tmux. */
     private Path pathWithoutBrowsers() throws IOException {
         Path bin = tmp.resolve("bin");
         Files.createDirectories(bin);
@@ -226,7 +230,8 @@ class LauncherIT {
             try (Stream<Path> commands = Files.list(Path.of(dir))) {
                 for (Path command : commands.toList()) {
                     String name = command.getFileName().toString();
-                    if (name.startsWith("chromium") || name.startsWith("google-chrome") || Files.exists(bin.resolve(name))) {
+                    if (name.startsWith("chromium") || name.startsWith("google-chrome") || name.equals("tmux")
+                            || Files.exists(bin.resolve(name))) {
                         continue;
                     }
                     Files.createSymbolicLink(bin.resolve(name), command);

@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -49,7 +51,12 @@ final class Carrier implements Runnable {
      */
     Runnable inHand;
 
-    /** The task this carrier is running, or {@code null}. Owner only (read on the same OS thread). */
+    /**
+     * The task this carrier is running, or {@code null}. Written by the owner only: set with a
+     * release store ({@link #runs}), so that a snapshot that reads it with {@link #runningTask()}
+     * sees the task as its submitter built it; cleared plainly (a reader that still sees the task
+     * shows what ran a moment ago). The owner reads it plainly.
+     */
     Runnable running;
 
     /** This carrier's open JFR events and what its next {@code loomgmp.Run} event says. Owner only. */
@@ -105,6 +112,16 @@ final class Carrier implements Runnable {
         scheduling.carriers.live(this);
     }
 
+    /** Owner only: {@code task} starts running. Release: see {@link #running}. */
+    void runs(Runnable task) {
+        RUNNING.setRelease(this, task);
+    }
+
+    /** Any thread: the task this carrier is running, or {@code null}; see {@link #running}. */
+    Runnable runningTask() {
+        return (Runnable) RUNNING.getAcquire(this);
+    }
+
     void unpark() {
         LockSupport.unpark(thread);
     }
@@ -117,5 +134,15 @@ final class Carrier implements Runnable {
     @Override
     public String toString() {
         return name;
+    }
+
+    private static final VarHandle RUNNING;
+
+    static {
+        try {
+            RUNNING = MethodHandles.lookup().findVarHandle(Carrier.class, "running", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 }

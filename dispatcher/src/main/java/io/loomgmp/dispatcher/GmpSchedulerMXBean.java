@@ -50,6 +50,35 @@ public interface GmpSchedulerMXBean {
      */
     int[] getLocalQueueLengths();
 
+    /**
+     * Each P, by id: its state, its queue, and the task it is running now with how long it has
+     * been running (JConsole shows them as a table; {@code loomgmp top} as its P rows).
+     */
+    ProcessorState[] getProcessors();
+
+    /**
+     * One P now (a JMX composite); see {@link SchedulerSnapshot.ProcessorSnapshot}.
+     *
+     * @param id               the P's index
+     * @param state            {@code idle}, {@code running} (a task) or {@code scheduling} (held
+     *                         by a carrier between tasks)
+     * @param localQueueLength tasks in its ring, not counting runnext
+     * @param runnext          whether its runnext slot holds a task
+     * @param tasksRun         tasks run on it
+     * @param pendingTimers    timers waiting in its heap
+     * @param running          the task it is running: {@code VT <id> <name>} or
+     *                         {@code task <class>}; null when it runs none
+     * @param runningNanos     how long that task has been running, as sysmon saw it (short by
+     *                         up to 10 ms); 0 if sysmon has not looked at it yet; -1 when none
+     */
+    record ProcessorState(int id, String state, int localQueueLength, boolean runnext, long tasksRun,
+                          int pendingTimers, String running, long runningNanos) {
+        static ProcessorState of(SchedulerSnapshot.ProcessorSnapshot p) {
+            return new ProcessorState(p.id(), p.state(), p.localQueueLength(), p.runnextOccupied(), p.tasksRun(),
+                    p.pendingTimers(), p.running(), p.runningNanos());
+        }
+    }
+
     /** Tasks run, over all Ps. */
     long getTasksRun();
 

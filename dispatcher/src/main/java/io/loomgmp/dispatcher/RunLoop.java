@@ -113,7 +113,7 @@ final class RunLoop {
             Events.newRun(m);
             Events.runStarts(m);
         }
-        m.running = task;
+        m.runs(task);
         p.enterTask(m);
         try {
             task.run();

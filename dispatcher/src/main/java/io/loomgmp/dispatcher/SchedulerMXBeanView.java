@@ -93,6 +93,11 @@ final class SchedulerMXBeanView implements GmpSchedulerMXBean {
     }
 
     @Override
+    public ProcessorState[] getProcessors() {
+        return scheduler.snapshot().processors().stream().map(ProcessorState::of).toArray(ProcessorState[]::new);
+    }
+
+    @Override
     public long getTasksRun() {
         return longOf(SchedulerSnapshot::tasksRun);
     }

@@ -81,12 +81,27 @@ public record SchedulerSnapshot(
      * @param tasksRun         tasks run on it
      * @param pendingTimers    timers waiting in its heap, cancelled ones not counted
      * @param preemptRequested whether sysmon's request that its running task give it up is open
+     * @param running          the task it is running now, or null: {@code VT <id> <name>} for a
+     *                         virtual thread (no name if it has none), else {@code task <class>}
+     * @param runningNanos     how long that task has been running, as sysmon saw it: from sysmon's
+     *                         first look at it, so short by up to one look's interval (at most
+     *                         10 ms while a P is busy); 0 if sysmon has not looked at it yet; -1
+     *                         when it runs no task, or sysmon is off
      */
     public record ProcessorSnapshot(int id, boolean idle, int localQueueLength, boolean runnextOccupied,
-                                    long schedtick, long tasksRun, int pendingTimers, boolean preemptRequested) {
+                                    long schedtick, long tasksRun, int pendingTimers, boolean preemptRequested,
+                                    String running, long runningNanos) {
         /** Queued tasks including runnext, as Go's schedtrace counts them. */
         public int runnable() {
             return localQueueLength + (runnextOccupied ? 1 : 0);
+        }
+
+        /**
+         * {@code idle} (on the idle list, or being handed to a carrier), {@code running} (a
+         * task), or {@code scheduling} (held by a carrier between tasks: finding the next one).
+         */
+        public String state() {
+            return idle ? "idle" : running != null ? "running" : "scheduling";
         }
     }
 
@@ -129,7 +144,9 @@ public record SchedulerSnapshot(
                     .append(" schedtick=").append(p.schedtick())
                     .append(" tasksRun=").append(p.tasksRun())
                     .append(" timers=").append(p.pendingTimers())
-                    .append(p.preemptRequested() ? " preemptRequested" : "").append('\n');
+                    .append(p.preemptRequested() ? " preemptRequested" : "")
+                    .append(p.running() != null ? " running=" + p.running() + " for " + p.runningNanos() + "ns" : "")
+                    .append('\n');
         }
         out.append("  counters: tasksRun=").append(tasksRun).append(" runnextHits=").append(runnextHits)
                 .append(" localPops=").append(localPops).append(" globalGrabs=").append(globalGrabs)

@@ -69,7 +69,7 @@ final class Scheduling {
     Runnable loopFaultForTests;
 
     volatile CarrierLocator carrierLocator;
-    /** The thread a task belongs to, for JFR events; see {@link io.loomgmp.dispatcher.loom.LoomSupport#taskThread}. */
+    /** The thread a task belongs to, for JFR events and snapshots; see {@link io.loomgmp.dispatcher.loom.LoomSupport#taskThread}. */
     volatile Function<Runnable, Thread> taskThread = new Function<>() {
         @Override
         public Thread apply(Runnable task) { // none known; not a lambda: see CarrierLocator
@@ -313,18 +313,45 @@ final class Scheduling {
 
     // ---------------------------------------------------------------- snapshot
 
+    /**
+     * {@code VT <id> <name>} for a virtual thread's task (no name if it has none), else
+     * {@code task <class>}. A {@link #taskThread} function that throws costs only the thread:
+     * the task is then described by its class.
+     */
+    String describe(Runnable task) {
+        Thread thread;
+        try {
+            thread = taskThread.apply(task);
+        } catch (Throwable failure) {
+            thread = null;
+        }
+        if (thread == null) {
+            String type = task.getClass().getName();
+            int lambda = type.indexOf("$$Lambda");
+            return "task " + (lambda < 0 ? type : type.substring(0, lambda) + " lambda");
+        }
+        String name = thread.getName();
+        return (thread.isVirtual() ? "VT " : "thread ") + thread.threadId() + (name.isEmpty() ? "" : " " + name);
+    }
+
+    /** Any thread; never throws for a task it cannot describe (see {@link #describe}). */
     SchedulerSnapshot snapshot() {
         List<SchedulerSnapshot.ProcessorSnapshot> ps = new ArrayList<>(procs);
         long[] totals = new long[Counter.values().length];
         long timersFired = 0;
+        long now = System.nanoTime();
         for (Processor p : allp) {
             for (Counter c : Counter.values()) {
                 totals[c.ordinal()] += p.counted(c);
             }
             timersFired += p.timers.fired();
+            Carrier m = p.owner();
+            Runnable task = m == null ? null : m.runningTask();
+            long tasksRun = p.counted(Counter.TASKS_RUN);
             ps.add(new SchedulerSnapshot.ProcessorSnapshot(
                     p.id, p.holder == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
-                    p.counted(Counter.TASKS_RUN), p.timers.pending(), p.preemptRequested));
+                    tasksRun, p.timers.pending(), p.preemptRequested,
+                    task == null ? null : describe(task), task == null ? -1 : sysmon.runningNanos(p, tasksRun, now)));
         }
         int carrierCount = idle.carriers();
         int spinning = idle.spinning();

@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
@@ -50,7 +52,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * between requests thus costs sysmon a wake-up every few milliseconds, not one per request.
  *
  * <p>All per-P observations ({@link Watch}) belong to the sysmon thread; it reads the Ps'
- * counters and holders with opaque/volatile reads and changes them only by CAS.
+ * counters and holders with opaque/volatile reads and changes them only by CAS. One observation
+ * is also read by other threads: when sysmon first saw a P's current task, which snapshots show
+ * as how long that task has been running ({@link #runningNanos}).
  *
  * <h2>Failure</h2>
  * A round that throws (an {@code OutOfMemoryError}, a bug) is reported as a
@@ -134,9 +138,14 @@ final class Sysmon implements Runnable {
     private static final class Watch {
         long schedtick = -1;
         long schedtickSince;
-        /** The P's tasks-run count when the current task was first seen, or -1. */
+        /**
+         * The P's tasks-run count when the current task was first seen, or -1. With
+         * {@link #runsSince}, the one observation other threads read ({@link #runningNanos}): a
+         * seqlock whose sequence is this count, written through {@link #sawTask} and
+         * {@link #forget}. Sysmon, the only writer, reads both plainly.
+         */
         long runs = -1;
-        /** When the current task was first seen running. */
+        /** When the current task was first seen running; see {@link #runs}. */
         long runsSince;
         /** Looks in a row at which the carrier was blocked. */
         int blockedLooks;
@@ -166,9 +175,23 @@ final class Sysmon implements Runnable {
             return nativeState;
         }
 
+        /**
+         * Sysmon: the P runs its {@code runs}-th task (-1: none) as first seen {@code since}. The
+         * count goes to -1 before {@link #runsSince} changes, and to its new value after, so a
+         * reader that finds the same count before and after reading {@code runsSince} read the
+         * time that goes with it (see {@link #runningNanos}). The counts of successive tasks only
+         * grow, so a reader never mistakes a later task for the one it started reading.
+         */
+        void sawTask(long runs, long since) {
+            RUNS.setOpaque(this, -1L);
+            VarHandle.storeStoreFence(); // a reader that sees the new time sees the -1 too
+            RUNS_SINCE.setOpaque(this, since);
+            RUNS.setRelease(this, runs);
+        }
+
         void forget() {
             schedtick = -1;
-            runs = -1;
+            RUNS.setOpaque(this, -1L); // the time alone does not change: nothing to order
             blockedLooks = 0;
             nativeAsleepSince = 0;
         }
@@ -184,6 +207,29 @@ final class Sysmon implements Runnable {
         }
         this.thread = new Thread(null, this, scheduling.name + "-sysmon", 0, false);
         thread.setDaemon(true);
+    }
+
+    /**
+     * Any thread: how long the task that P {@code p} is running, its {@code tasksRun}-th, has
+     * run at {@code now} ({@code System.nanoTime()}), as sysmon saw it: since sysmon's first look
+     * at it, so short by up to one look's interval (10 ms at most while a P is busy, as long as
+     * sysmon gets a CPU). 0 when sysmon has not looked at that task yet (it started after the
+     * last look, or ended meanwhile); -1 with sysmon off.
+     */
+    long runningNanos(Processor p, long tasksRun, long now) {
+        if (!enabled) {
+            return -1;
+        }
+        Watch watch = watches[p.id];
+        // Seqlock read (writer: Watch.sawTask). Acquire: the time written before this count is
+        // visible; the fence keeps the second read of the count after the read of the time.
+        long seen = (long) RUNS.getAcquire(watch);
+        long since = (long) RUNS_SINCE.getOpaque(watch);
+        VarHandle.loadLoadFence();
+        if (seen != tasksRun || (long) RUNS.getOpaque(watch) != seen) {
+            return 0;
+        }
+        return Math.max(0, now - since);
     }
 
     /** Starts the thread, unless sysmon is off. */
@@ -388,8 +434,7 @@ final class Sysmon implements Runnable {
             long runs = p.counted(Counter.TASKS_RUN);
             boolean sameTask = inTask && runs == watch.runs;
             if (!sameTask) {
-                watch.runs = inTask ? runs : -1;
-                watch.runsSince = now;
+                watch.sawTask(inTask ? runs : -1, now);
                 watch.blockedLooks = 0;
                 watch.nativeAsleepSince = 0;
             }
@@ -579,6 +624,18 @@ final class Sysmon implements Runnable {
                 watch.nativeAsleepSince = 0;
                 return 0;
             }
+        }
+    }
+
+    private static final VarHandle RUNS;
+    private static final VarHandle RUNS_SINCE;
+
+    static {
+        try {
+            RUNS = MethodHandles.lookup().findVarHandle(Watch.class, "runs", long.class);
+            RUNS_SINCE = MethodHandles.lookup().findVarHandle(Watch.class, "runsSince", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 }

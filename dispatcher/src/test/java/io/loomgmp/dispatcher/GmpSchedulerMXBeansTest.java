@@ -8,6 +8,7 @@ import javax.management.JMX;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Arrays;
@@ -49,6 +50,12 @@ class GmpSchedulerMXBeansTest {
             for (MBeanAttributeInfo info : SERVER.getMBeanInfo(name).getAttributes()) {
                 assertTrue(info.isReadable() && !info.isWritable(), info.getName() + " is read-only");
                 attributes.put(info.getName(), SERVER.getAttribute(name, info.getName()));
+            }
+            // Every P idle; Processors while a task runs: processorsShowWhatEachPRuns.
+            CompositeData[] processors = (CompositeData[]) attributes.remove("Processors");
+            assertEquals(2, processors.length);
+            for (CompositeData p : processors) {
+                assertEquals("idle", p.get("state"), p.toString());
             }
             assertEquals("mx-attributes", attributes.get("Name"));
             assertEquals(2, attributes.get("Procs"));
@@ -114,6 +121,50 @@ class GmpSchedulerMXBeansTest {
             try {
                 assertArrayEquals(new int[] {3}, (int[]) SERVER.getAttribute(name, "LocalQueueLengths"));
                 assertEquals(3, SERVER.getAttribute(name, "LocalQueueLength"));
+            } finally {
+                release.countDown();
+            }
+            Probe.await(done, BOUND, s, "the queued tasks");
+        }
+    }
+
+    @Test
+    void processorsShowWhatEachPRuns() throws Exception {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("mx-processors").build()) {
+            ObjectName name = GmpSchedulerMXBeans.register(s);
+            CountDownLatch queued = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(2);
+            s.execute(() -> {
+                s.execute(done::countDown);                     // ring
+                s.submit(done::countDown, Placement.RUNNEXT);   // runnext
+                queued.countDown();
+                // Spins rather than waits: a task blocked with work queued behind it would have
+                // its P handed off by sysmon, and the P would then run the queued tasks.
+                long deadline = System.nanoTime() + BOUND.toNanos();
+                while (release.getCount() > 0 && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            });
+            Probe.await(queued, BOUND, s, "two tasks queued");
+            try {
+                // Sysmon looks at a busy P at least every 10 ms; until its first look the time is 0.
+                Probe.awaitTrue(() -> s.snapshot().processors().getFirst().runningNanos() > 0, BOUND, s,
+                        "sysmon to see the task running");
+                CompositeData[] processors = (CompositeData[]) SERVER.getAttribute(name, "Processors");
+                assertEquals(1, processors.length);
+                CompositeData p = processors[0];
+                assertEquals(0, p.get("id"));
+                assertEquals("running", p.get("state"));
+                assertEquals(1, p.get("localQueueLength"));
+                assertEquals(true, p.get("runnext"));
+                assertEquals(1L, p.get("tasksRun"));
+                assertEquals(0, p.get("pendingTimers"));
+                assertEquals("task " + GmpSchedulerMXBeansTest.class.getName() + " lambda", p.get("running"));
+                assertTrue((long) p.get("runningNanos") > 0, p.toString());
+                GmpSchedulerMXBean.ProcessorState typed =
+                        JMX.newMXBeanProxy(SERVER, name, GmpSchedulerMXBean.class).getProcessors()[0];
+                assertEquals("running", typed.state(), "the proxy rebuilds the records");
             } finally {
                 release.countDown();
             }

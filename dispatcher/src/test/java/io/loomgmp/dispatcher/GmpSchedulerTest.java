@@ -222,4 +222,96 @@ class GmpSchedulerTest {
             assertEquals(1, s.snapshot().tasksRun());
         }
     }
+
+    /** A task that holds its P until released: its class is how a snapshot names it. */
+    private record Holder(CountDownLatch started, CountDownLatch release) implements Runnable {
+        @Override
+        public void run() {
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static SchedulerSnapshot.ProcessorSnapshot runningP(SchedulerSnapshot snapshot) {
+        return snapshot.processors().stream().filter(p -> p.running() != null).findFirst().orElse(null);
+    }
+
+    @Test
+    void snapshotShowsTheTaskEachPRunsAndHowLongItHasRun() throws Exception {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("running").build()) {
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            s.execute(new Holder(started, release));
+            Probe.await(started, BOUND, s, "the holding task to start");
+            try {
+                // Sysmon looks at a busy P at least every 10 ms; until its first look the time is 0.
+                Probe.awaitTrue(() -> runningP(s.snapshot()) != null && runningP(s.snapshot()).runningNanos() > 0,
+                        BOUND, s, "sysmon to see the task running");
+                long before = System.nanoTime();
+                SchedulerSnapshot.ProcessorSnapshot first = runningP(s.snapshot());
+                assertEquals("running", first.state(), first.toString());
+                assertEquals("task " + Holder.class.getName(), first.running());
+                Thread.sleep(200);
+                SchedulerSnapshot later = s.snapshot();
+                long between = System.nanoTime() - before;
+                SchedulerSnapshot.ProcessorSnapshot again = later.processors().get(first.id());
+                assertEquals(first.running(), again.running(), later.toString());
+                long grew = again.runningNanos() - first.runningNanos();
+                // The same first look: the figure grows with the clock, neither faster nor slower.
+                assertTrue(grew >= 200_000_000 && grew <= between, grew + " ns over " + between + " ns\n" + later);
+                assertTrue(later.toString().contains(" running=task " + Holder.class.getName() + " for "), later.toString());
+            } finally {
+                release.countDown();
+            }
+            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "both Ps idle again");
+            for (SchedulerSnapshot.ProcessorSnapshot p : s.snapshot().processors()) {
+                assertEquals("idle", p.state());
+                assertEquals(null, p.running());
+                assertEquals(-1, p.runningNanos());
+            }
+        }
+    }
+
+    @Test
+    void aRunningVirtualThreadIsNamedByItsIdAndNameAndAFailingLookupByTheTaskClass() throws Exception {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("described").withoutSysmon().build()) {
+            Thread worker = Thread.ofVirtual().name("worker-7").unstarted(() -> { });
+            Thread unnamed = Thread.ofVirtual().unstarted(() -> { });
+            AtomicReference<Thread> owner = new AtomicReference<>(worker);
+            LoomSupport.taskThread(s, task -> {
+                Thread thread = owner.get();
+                if (thread == null) {
+                    throw new IllegalStateException("taskThread failed (test)");
+                }
+                return thread;
+            });
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            s.execute(() -> {
+                started.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Probe.await(started, BOUND, s, "the holding task to start");
+            try {
+                SchedulerSnapshot.ProcessorSnapshot p = s.snapshot().processors().getFirst();
+                assertEquals("VT " + worker.threadId() + " worker-7", p.running());
+                assertEquals(-1, p.runningNanos(), "without sysmon nobody times the task");
+                owner.set(unnamed);
+                assertEquals("VT " + unnamed.threadId(), s.snapshot().processors().getFirst().running());
+                owner.set(null);
+                assertEquals("task " + GmpSchedulerTest.class.getName() + " lambda",
+                        s.snapshot().processors().getFirst().running());
+            } finally {
+                release.countDown();
+            }
+        }
+    }
 }

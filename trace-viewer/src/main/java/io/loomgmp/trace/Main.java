@@ -8,6 +8,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -16,6 +17,8 @@ import java.util.Locale;
  * Event format, for Perfetto and {@code chrome://tracing}) and {@code trace.html} (a self-contained
  * viewer), written to OUTDIR, by default the recording's own directory.
  * {@code java -jar loom-gmp-trace.jar --print-jfc always|trace} prints a settings file.
+ * {@code java -jar loom-gmp-trace.jar top PID ...} (what {@code ./loomgmp top} runs) is the live
+ * console, {@link Top}, with its own options and exit statuses.
  *
  * <p>Exit status: 0 done; 1 the input cannot be converted (missing, not a JFR recording,
  * damaged, no loom-gmp events), with one line on standard error saying which; 2 bad arguments.
@@ -26,6 +29,9 @@ public final class Main {
             usage: java -jar loom-gmp-trace.jar RECORDING.jfr [-o OUTDIR]
                      writes OUTDIR/trace.json (open in ui.perfetto.dev or chrome://tracing) and
                      OUTDIR/trace.html (open in a browser); OUTDIR defaults to the recording's directory
+                   java -jar loom-gmp-trace.jar top PID [--once | --frames N] [--interval D] [--trace D]
+                     a live console, like top, for the JVM PID running loom-gmp: its scheduler every
+                     second; q quits, t traces for 5 s (java -jar loom-gmp-trace.jar top --help says more)
                    java -jar loom-gmp-trace.jar --print-jfc always|trace
                      prints the always-on or the tracing JFR settings file""";
     private static final String PREFIX = "loomgmp trace: ";
@@ -41,6 +47,9 @@ public final class Main {
 
     /** The whole command, with its streams given, so that tests run it in-process. */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 0 && args[0].equals("top")) {
+            return Top.run(Arrays.copyOfRange(args, 1, args.length), System.in, out, err);
+        }
         if (args.length == 2 && args[0].equals("--print-jfc")) {
             return printJfc(args[1], out, err);
         }

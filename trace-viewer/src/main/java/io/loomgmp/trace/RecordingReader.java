@@ -97,7 +97,8 @@ final class RecordingReader {
         }
     }
 
-    private static void add(TraceModel model, String name, RecordedEvent e) {
+    /** Adds {@code e}, a {@code loomgmp.*} event named {@code name}, to {@code model}; also for {@link LiveTrace}'s stream. */
+    static void add(TraceModel model, String name, RecordedEvent e) {
         long time = TraceModel.epochNanos(e.getStartTime());
         switch (name) {
             case "loomgmp.Run" -> {

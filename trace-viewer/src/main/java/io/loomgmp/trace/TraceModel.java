@@ -81,6 +81,11 @@ final class TraceModel {
         }
     }
 
+    /** The name the recording gave thread {@code id}, or null. */
+    String knownName(long id) {
+        return threadNames.get(id);
+    }
+
     /** "gmp-M3 (#41)" when the recording named the thread, else "thread #41". */
     String threadName(long id) {
         String name = threadNames.get(id);

@@ -158,4 +158,15 @@ class MainTest {
         assertEquals("loomgmp trace: --print-jfc takes 'always' or 'trace', not 'everything'" + System.lineSeparator(),
                 bad.err());
     }
+
+    @Test
+    void topIsTheLiveConsoleWithItsOwnUsageAndErrors() {
+        Result help = run("top", "--help");
+        assertEquals(0, help.status());
+        assertEquals(Top.USAGE + System.lineSeparator(), help.out());
+        Result noPid = run("top");
+        assertEquals(2, noPid.status());
+        assertTrue(noPid.err().startsWith("loomgmp top: top needs the pid of a JVM running loom-gmp"), noPid.err());
+        assertTrue(run("--help").out().contains("java -jar loom-gmp-trace.jar top PID"), "the viewer's usage names it");
+    }
 }

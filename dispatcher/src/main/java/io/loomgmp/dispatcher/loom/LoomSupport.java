@@ -47,8 +47,10 @@ public final class LoomSupport {
      * Sets how {@code scheduler}'s JFR events find the thread a task belongs to: for a virtual
      * thread's continuation, that virtual thread (events carry its id, and a run that neither
      * yielded nor was preempted ended "finished" if the thread terminated, else "parked"); null
-     * for anything else (the default for every task). Called only while such an event is being
-     * recorded. The Loom bridge sets it.
+     * for anything else (the default for every task). Called while such an event is being
+     * recorded, and by {@link io.loomgmp.dispatcher.GmpScheduler#snapshot()} to name the task
+     * each P is running (any thread; what it throws names the task by its class instead). The
+     * Loom bridge sets it.
      */
     public static void taskThread(GmpScheduler scheduler, Function<Runnable, Thread> taskThread) {
         ACCESS.taskThread(Objects.requireNonNull(scheduler, "scheduler"), Objects.requireNonNull(taskThread, "taskThread"));
