@@ -40,7 +40,7 @@ public class DispatcherBenchmark extends OnScheduler {
     @Setup(Level.Trial)
     public void createExecutor() {
         if (Schedulers.GMP.equals(scheduler)) {
-            GmpScheduler gmp = GmpScheduler.builder().procs(PROCS).name("bench").build();
+            GmpScheduler gmp = configure(GmpScheduler.builder().procs(PROCS).name("bench")).build();
             executor = gmp;
             closer = gmp;
         } else {
@@ -49,6 +49,11 @@ public class DispatcherBenchmark extends OnScheduler {
             executor = pool;
             closer = pool;
         }
+    }
+
+    /** The GMP scheduler's settings beyond procs and name: the defaults here; variants change them. */
+    protected GmpScheduler.Builder configure(GmpScheduler.Builder builder) {
+        return builder;
     }
 
     @Benchmark

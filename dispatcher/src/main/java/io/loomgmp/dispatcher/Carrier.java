@@ -75,6 +75,22 @@ final class Carrier implements Runnable {
      */
     volatile boolean startingCarrier;
 
+    /**
+     * Submissions left before this carrier's next latency sample ({@link LatencySamples#shouldSample}).
+     * Owner only: touched by code running on this carrier's OS thread (its loop, or a task or
+     * virtual thread mounted on it, which finds this carrier through the carrier locator).
+     */
+    int untilSample;
+
+    /**
+     * This carrier's loop is running a due timer's task, whose timer was due at
+     * {@link #firingTimerDue}: a task that it queues was made runnable by the timer, so its latency
+     * sample counts from then, under the source {@code timer}. Owner only.
+     */
+    boolean firingTimer;
+    /** When the timer being fired was due ({@code System.nanoTime()}); meaningful while {@link #firingTimer}. Owner only. */
+    long firingTimerDue;
+
     /** Due timers taken out of a heap, to run once its lock is released. Owner only. */
     final Timer[] dueTimers = new Timer[64];
 

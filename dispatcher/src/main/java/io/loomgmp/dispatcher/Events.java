@@ -27,19 +27,16 @@ import java.util.Locale;
  * (the JDK work-around described there).
  */
 final class Events {
-    static final String SOURCE_RUNNEXT = RunEvent.SOURCE_RUNNEXT;
-    static final String SOURCE_LOCAL = RunEvent.SOURCE_LOCAL;
-    static final String SOURCE_GLOBAL = RunEvent.SOURCE_GLOBAL;
-    static final String SOURCE_FAIRNESS = RunEvent.SOURCE_FAIRNESS;
-    static final String SOURCE_STOLEN = RunEvent.SOURCE_STOLEN;
-
     private Events() {
     }
 
     /** What one carrier's events need between two calls. Owner only (the carrier's own thread). */
     static final class OfCarrier {
-        /** Where the task about to run came from, for the {@code loomgmp.Run} event. */
-        String runSource;
+        /**
+         * Where the task about to run came from, for the {@code loomgmp.Run} event and the
+         * latency sample ({@link RunLoop}); set whether or not a recording runs.
+         */
+        RunSource runSource;
         /** How the running task ended, when known ({@code RunEvent.END_*}), else null. */
         String runEnd;
         /** The open run event, or null. */
@@ -141,7 +138,7 @@ final class Events {
                 event.carrierThread = m.threadId();
                 Thread thread = m.scheduling.taskThread.apply(task);
                 event.virtualThread = thread == null ? 0 : thread.threadId();
-                event.source = m.events.runSource;
+                event.source = m.events.runSource.label;
                 String end = m.events.runEnd;
                 event.end = end != null ? end : thread == null ? RunEvent.END_UNKNOWN
                         // A continuation run ends by a yield (known: runEnd), termination or a park.

@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.jfr.SchedLatencyEvent;
 import io.loomgmp.jfr.SchedTraceEvent;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.FlightRecorderListener;
@@ -12,7 +13,8 @@ import java.util.stream.Collectors;
 
 /**
  * Whether a JFR recording is running, for the scheduler's event sites ({@link Events}), and the
- * periodic {@code loomgmp.SchedTrace} event of every live scheduler.
+ * periodic {@code loomgmp.SchedTrace} and {@code loomgmp.SchedLatency} events of every live
+ * scheduler.
  *
  * <p>Cost with no recording: each event site reads {@link #on}, a static volatile boolean that is
  * false (a plain load on x86, one predictable branch); only when it is true does a site create its
@@ -31,6 +33,8 @@ final class FlightRecording {
     /** Without the jdk.jfr module (a trimmed runtime image) nothing is recorded and {@link #on} stays false. */
     private static final boolean AVAILABLE = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
     private static boolean listening; // guarded by the class lock
+    /** Guards every scheduler's {@code latencyEmitted}. */
+    private static final Object LATENCY_LOCK = new Object();
 
     private FlightRecording() {
     }
@@ -50,6 +54,7 @@ final class FlightRecording {
                     @Override
                     public void recorderInitialized(FlightRecorder recorder) {
                         FlightRecorder.addPeriodicEvent(SchedTraceEvent.class, FlightRecording::emitSchedTraces);
+                        FlightRecorder.addPeriodicEvent(SchedLatencyEvent.class, FlightRecording::emitSchedLatencies);
                         refresh(recorder);
                     }
 
@@ -68,6 +73,79 @@ final class FlightRecording {
 
     private static void refresh(FlightRecorder recorder) {
         on = recorder.getRecordings().stream().anyMatch(r -> r.getState() == RecordingState.RUNNING);
+    }
+
+    /**
+     * JFR's periodic thread (or a thread starting or stopping a recording, if the settings ask
+     * for the event at chunk boundaries; hence the lock): for each live scheduler, the latencies
+     * sampled since the previous call, in all and by each source that had samples. Never throws
+     * into JFR: a failure is reported as an {@link SchedulerFailure.Site#EVENT} failure of that
+     * scheduler, and the next call covers its period too.
+     */
+    private static void emitSchedLatencies() {
+        synchronized (LATENCY_LOCK) {
+            for (Scheduling scheduling : SCHEDULERS) {
+                emitSchedLatency(scheduling);
+            }
+        }
+    }
+
+    /** Holds {@link #LATENCY_LOCK}. */
+    private static void emitSchedLatency(Scheduling scheduling) {
+        try {
+            if (!new SchedLatencyEvent().isEnabled()) {
+                return;
+            }
+            SchedLatency now = scheduling.latency();
+            SchedLatency before = scheduling.latencyEmitted;
+            SchedLatency period = before == null ? now : now.minus(before);
+            commitSchedLatency(scheduling.name, period, SchedLatencyEvent.SOURCE_ALL, period.all());
+            period.bySource().forEach((source, waits) -> {
+                if (waits.count() > 0) {
+                    commitSchedLatency(scheduling.name, period, source, waits);
+                }
+            });
+            scheduling.latencyEmitted = now;
+        } catch (Throwable failure) {
+            scheduling.failures.report(SchedulerFailure.Site.EVENT, failure, "the loomgmp.SchedLatency event was dropped");
+        }
+    }
+
+    /** Tests: what the {@code loomgmp.SchedLatency} events of {@code scheduling} have covered so far, or null. */
+    static SchedLatency latencyEmitted(Scheduling scheduling) {
+        synchronized (LATENCY_LOCK) {
+            return scheduling.latencyEmitted;
+        }
+    }
+
+    private static void commitSchedLatency(String scheduler, SchedLatency period, String source, LatencyHistogram waits) {
+        SchedLatencyEvent event = new SchedLatencyEvent();
+        event.scheduler = scheduler;
+        event.source = source;
+        event.sampleEvery = period.sampleEvery();
+        event.samples = waits.count();
+        event.mean = Math.round(waits.meanNanos());
+        event.p50 = waits.percentileNanos(0.5);
+        event.p99 = waits.percentileNanos(0.99);
+        event.max = waits.maxNanos();
+        event.histogram = histogramText(waits);
+        event.commit();
+    }
+
+    /** The non-empty buckets as {@code upperBoundNanos:count}, space-separated; {@code inf} for the last bound. */
+    static String histogramText(LatencyHistogram waits) {
+        StringBuilder out = new StringBuilder();
+        for (int b = 0; b < LatencyHistogram.BUCKETS; b++) {
+            long count = waits.bucketCount(b);
+            if (count > 0) {
+                if (!out.isEmpty()) {
+                    out.append(' ');
+                }
+                out.append(b == LatencyHistogram.BUCKETS - 1 ? "inf" : String.valueOf(LatencyHistogram.bucketUpperBoundNanos(b)))
+                        .append(':').append(count);
+            }
+        }
+        return out.toString();
     }
 
     /** JFR's periodic thread: one event per live scheduler. */

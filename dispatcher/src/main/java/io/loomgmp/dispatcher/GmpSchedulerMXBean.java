@@ -125,8 +125,58 @@ public interface GmpSchedulerMXBean {
     long getFailures();
 
     /**
-     * Go's {@code GODEBUG=schedtrace} line, timed from the JVM's start, e.g.
-     * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0]}.
+     * About one task in this many is timed for the scheduling latency ({@code gmp.latency.sample});
+     * 0: none, and the latency attributes stay 0.
+     */
+    int getLatencySample();
+
+    /** Tasks timed for the scheduling latency since the scheduler started (the samples). */
+    long getLatencySamples();
+
+    /**
+     * Median scheduling latency since the scheduler started, in nanoseconds: how long a sampled
+     * task waited, runnable, for a carrier. An upper bound, at most 25 % above (see
+     * {@link LatencyHistogram}).
+     */
+    long getLatencyP50Nanos();
+
+    /** 99th percentile of the scheduling latency since the scheduler started, in nanoseconds; an upper bound as above. */
+    long getLatencyP99Nanos();
+
+    /** Longest scheduling latency of a sampled task since the scheduler started, in nanoseconds (exact). */
+    long getLatencyMaxNanos();
+
+    /** Mean scheduling latency since the scheduler started, in nanoseconds (exact). */
+    double getLatencyMeanNanos();
+
+    /**
+     * The same figures by where the tasks waited, one row per source in
+     * {@link SchedLatency#SOURCES}' order: {@code runnext}, {@code local}, {@code global},
+     * {@code fairness}, {@code stolen}, {@code timer} (JConsole shows them as a table).
+     */
+    SourceLatency[] getLatencyBySource();
+
+    /**
+     * Go's {@code GODEBUG=schedtrace} line, timed from the JVM's start, with the scheduling
+     * latency since the scheduler started, e.g.
+     * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0] latp50=12us latp99=3.1ms}.
      */
     String getSchedtraceLine();
+
+    /**
+     * The scheduling latency of one source since the scheduler started (a JMX composite).
+     *
+     * @param source     where the tasks waited (see {@link SchedLatency})
+     * @param samples    tasks timed
+     * @param p50Nanos   median, nanoseconds (an upper bound, at most 25 % above)
+     * @param p99Nanos   99th percentile, nanoseconds (likewise)
+     * @param maxNanos   longest, nanoseconds
+     * @param meanNanos  mean, nanoseconds
+     */
+    record SourceLatency(String source, long samples, long p50Nanos, long p99Nanos, long maxNanos, double meanNanos) {
+        static SourceLatency of(String source, LatencyHistogram waits) {
+            return new SourceLatency(source, waits.count(), waits.percentileNanos(0.5), waits.percentileNanos(0.99),
+                    waits.maxNanos(), waits.meanNanos());
+        }
+    }
 }

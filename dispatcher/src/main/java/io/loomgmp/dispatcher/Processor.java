@@ -50,6 +50,14 @@ final class Processor {
      */
     private final long[] counts = new long[Counter.values().length];
 
+    /**
+     * This P's scheduling-latency histograms, made by the holder at its first sample. Written by
+     * the holder with setRelease, so that a snapshot that reads it with getAcquire sees it built;
+     * the holder itself reads it plainly (it or an earlier holder wrote it, ordered by the
+     * handover).
+     */
+    private LatencyRecorder latency;
+
     Processor(int id) {
         this.id = id;
     }
@@ -101,6 +109,21 @@ final class Processor {
         return (long) COUNTS.getOpaque(counts, counter.ordinal());
     }
 
+    /** Holder only: this P's latency histograms, made at the first call. */
+    LatencyRecorder latencyRecorder() {
+        LatencyRecorder recorder = latency;
+        if (recorder == null) {
+            recorder = new LatencyRecorder();
+            LATENCY.setRelease(this, recorder);
+        }
+        return recorder;
+    }
+
+    /** Any thread: this P's latency histograms, or null if it has recorded none. */
+    LatencyRecorder latencyRecorderIfAny() {
+        return (LatencyRecorder) LATENCY.getAcquire(this);
+    }
+
     /** Holder only: this P took a task from the global ready lane at {@code now}. */
     void readyTaken(long now) {
         READY_TAKEN_AT.setOpaque(this, now);
@@ -124,12 +147,14 @@ final class Processor {
     private static final VarHandle SCHEDTICK;
     private static final VarHandle READY_TAKEN_AT;
     private static final VarHandle HOLDER;
+    private static final VarHandle LATENCY;
 
     static {
         try {
             SCHEDTICK = MethodHandles.lookup().findVarHandle(Processor.class, "schedtick", long.class);
             READY_TAKEN_AT = MethodHandles.lookup().findVarHandle(Processor.class, "readyTakenAt", long.class);
             HOLDER = MethodHandles.lookup().findVarHandle(Processor.class, "holder", Lease.class);
+            LATENCY = MethodHandles.lookup().findVarHandle(Processor.class, "latency", LatencyRecorder.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

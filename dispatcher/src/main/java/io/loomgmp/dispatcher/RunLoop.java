@@ -37,6 +37,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * reaches the next task nor the carrier's parks. Anything else that throws here ends the carrier
  * through {@link Carriers#live}, which puts the task in hand ({@code m.inHand}) and the P's queue
  * back on the global queue: a task taken from a queue is in {@code m.inHand} until it has run.
+ * Just before a task runs, the loop records how long it waited if it was sampled
+ * ({@link LatencySamples}, into the P's {@link LatencyRecorder}); what that throws is reported
+ * and costs only the sample.
  */
 final class RunLoop {
     /** Go's value; prime, so the fairness tick does not fall in lock-step with periodic workloads. */
@@ -107,6 +110,9 @@ final class RunLoop {
     private boolean runTask(Carrier m, Runnable task) {
         Processor p = m.p;
         p.count(Counter.TASKS_RUN);
+        if (scheduling.latencySamples.on()) {
+            recordLatency(m, p, task);
+        }
         m.yieldingAtPoll = false;
         boolean recorded = Events.on();
         if (recorded) {
@@ -131,6 +137,26 @@ final class RunLoop {
             Events.runEnded(m, p, task);
         }
         return p.leaveTask(m);
+    }
+
+    /**
+     * Carrier {@code m}, holding {@code p} in its loop, about to run {@code task}: if the task was
+     * sampled when it was queued, records how long it waited, under the source it was taken from
+     * ({@code timer} for a task a timer made runnable). What this throws (an
+     * {@code OutOfMemoryError} making the P's recorder) is reported and costs only the sample: the
+     * task runs all the same.
+     */
+    private void recordLatency(Carrier m, Processor p, Runnable task) {
+        try {
+            LatencySamples.Sample sample = scheduling.latencySamples.take(task);
+            if (sample != null) {
+                RunSource source = sample.timer() ? RunSource.TIMER : m.events.runSource;
+                p.latencyRecorder().record(source, System.nanoTime() - sample.queuedAt());
+            }
+        } catch (Throwable failure) {
+            scheduling.failures.report(SchedulerFailure.Site.LATENCY_SAMPLE, failure,
+                    "the task runs untimed");
+        }
     }
 
     /**
@@ -159,7 +185,7 @@ final class RunLoop {
             }
             Runnable task;
             if (!preempted) {
-                task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, Events.SOURCE_RUNNEXT, false);
+                task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, RunSource.RUNNEXT, false);
                 if (task != null) {
                     return task;
                 }
@@ -168,29 +194,29 @@ final class RunLoop {
             // tick a yielded task or else a ready one, and a ready task when none was taken for
             // GLOBAL_CHECK_NANOS. (With the ring empty, steps 4 and 5 take them anyway.)
             task = took(m, p, p.runQueue.isEmpty() ? null : pollGlobalWhenDue(p), Counter.FAIRNESS_TICK_GRABS,
-                    Events.SOURCE_FAIRNESS, true);
+                    RunSource.FAIRNESS, true);
             if (task != null) {
                 return task;
             }
             // 3. The local ring.
-            task = took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, Events.SOURCE_LOCAL, true);
+            task = took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, RunSource.LOCAL, true);
             if (task != null) {
                 return task;
             }
             // 4. A batch of ready tasks from the global queue.
-            task = took(m, p, grabReadyBatch(p), null, Events.SOURCE_GLOBAL, true);
+            task = took(m, p, grabReadyBatch(p), null, RunSource.GLOBAL, true);
             if (task != null) {
                 return task;
             }
             // The skipped runnext, now with a new time slice, before yielded work.
             if (preempted) {
-                task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, Events.SOURCE_RUNNEXT, true);
+                task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, RunSource.RUNNEXT, true);
                 if (task != null) {
                     return task;
                 }
             }
             // 5. One yielded task: each may run a whole time slice, so no batch.
-            task = took(m, p, scheduling.global.pollYielded(), Counter.GLOBAL_GRABS, Events.SOURCE_GLOBAL, true);
+            task = took(m, p, scheduling.global.pollYielded(), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
             if (task != null) {
                 return task;
             }
@@ -206,7 +232,7 @@ final class RunLoop {
                 if (!m.spinning) {
                     idle.startSpinning(m, p);
                 }
-                task = took(m, p, stealWork(m, p), null, Events.SOURCE_STOLEN, true);
+                task = took(m, p, stealWork(m, p), null, RunSource.STOLEN, true);
                 if (task != null) {
                     return task;
                 }
@@ -296,8 +322,8 @@ final class RunLoop {
         if (!ran) {
             return null;
         }
-        Runnable task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, Events.SOURCE_RUNNEXT, false);
-        return task != null ? task : took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, Events.SOURCE_LOCAL, true);
+        Runnable task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, RunSource.RUNNEXT, false);
+        return task != null ? task : took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, RunSource.LOCAL, true);
     }
     /**
      * Owner of {@code p}, whose ring is empty. Takes {@code min(ready/procs + 1, 128)} ready tasks
@@ -384,7 +410,15 @@ final class RunLoop {
             for (int i = 0; i < n; i++) {
                 Timer timer = due[i];
                 due[i] = null;
-                timer.run(); // FutureTask: a no-op if cancelled meanwhile; keeps what the task throws
+                // What the timer's task queues was made runnable by the timer: its latency sample
+                // counts from the due time (Scheduling.submit reads these on this same thread).
+                m.firingTimer = true;
+                m.firingTimerDue = timer.when;
+                try {
+                    timer.run(); // FutureTask: a no-op if cancelled meanwhile; keeps what the task throws
+                } finally {
+                    m.firingTimer = false;
+                }
                 if (timer.state() == Future.State.FAILED) {
                     scheduling.reportToHandler(timer.exceptionNow());
                 }
@@ -397,10 +431,11 @@ final class RunLoop {
 
     /**
      * Owner of {@code p}: accounts for {@code task}, just taken (or null: nothing was), in
-     * {@code counter} and the run event's {@code source}; {@code newSlice}: it starts a new time
-     * slice (everything but runnext does). Returns {@code task}.
+     * {@code counter} and the run's {@code source} (for the run event and the latency sample);
+     * {@code newSlice}: it starts a new time slice (everything but runnext does). Returns
+     * {@code task}.
      */
-    private static Runnable took(Carrier m, Processor p, Runnable task, Counter counter, String source,
+    private static Runnable took(Carrier m, Processor p, Runnable task, Counter counter, RunSource source,
                                  boolean newSlice) {
         if (task != null) {
             if (counter != null) {

@@ -22,7 +22,12 @@ public final class SchedulerFailure extends RuntimeException {
         /** Sysmon caught an error in a round; it goes on with the next one. */
         SYSMON,
         /** A JFR event could not be recorded; the scheduler goes on without it. */
-        EVENT
+        EVENT,
+        /**
+         * A scheduling-latency sample could not be taken or recorded; the task was queued or run
+         * as usual, untimed.
+         */
+        LATENCY_SAMPLE
     }
 
     private final Site site;

@@ -172,6 +172,42 @@ final class SchedulerMXBeanView implements GmpSchedulerMXBean {
         return longOf(SchedulerSnapshot::failures);
     }
 
+    @Override
+    public int getLatencySample() {
+        return scheduler.latencySample();
+    }
+
+    @Override
+    public long getLatencySamples() {
+        return longOf(s -> s.latency().all().count());
+    }
+
+    @Override
+    public long getLatencyP50Nanos() {
+        return longOf(s -> s.latency().all().percentileNanos(0.5));
+    }
+
+    @Override
+    public long getLatencyP99Nanos() {
+        return longOf(s -> s.latency().all().percentileNanos(0.99));
+    }
+
+    @Override
+    public long getLatencyMaxNanos() {
+        return longOf(s -> s.latency().all().maxNanos());
+    }
+
+    @Override
+    public double getLatencyMeanNanos() {
+        return scheduler.snapshot().latency().all().meanNanos();
+    }
+
+    @Override
+    public SourceLatency[] getLatencyBySource() {
+        return scheduler.snapshot().latency().bySource().entrySet().stream()
+                .map(e -> SourceLatency.of(e.getKey(), e.getValue())).toArray(SourceLatency[]::new);
+    }
+
     /** Timed from the JVM's start, as Go's line is timed from the program's. */
     @Override
     public String getSchedtraceLine() {

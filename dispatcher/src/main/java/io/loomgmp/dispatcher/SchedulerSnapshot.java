@@ -1,10 +1,12 @@
 package io.loomgmp.dispatcher;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * An immutable view of a {@link GmpScheduler}: its Ps, carriers, queues and cumulative counters.
+ * An immutable view of a {@link GmpScheduler}: its Ps, carriers, queues, cumulative counters and
+ * scheduling latencies.
  * Taken without locks, so the figures are each exact at some moment but not all at the same one.
  *
  * @param name              the scheduler's name
@@ -38,6 +40,8 @@ import java.util.stream.Collectors;
  *                          {@link SchedulerFailure})
  * @param terminated        whether the scheduler has terminated: closed, every task run, every
  *                          carrier told to end
+ * @param latency           scheduling latency, cumulative: how long sampled tasks waited, runnable,
+ *                          for a carrier, in all and by where they waited (see {@link SchedLatency})
  */
 public record SchedulerSnapshot(
         String name,
@@ -64,10 +68,12 @@ public record SchedulerSnapshot(
         long handoffs,
         long timersFired,
         long failures,
-        boolean terminated) {
+        boolean terminated,
+        SchedLatency latency) {
 
     public SchedulerSnapshot {
         processors = List.copyOf(processors);
+        Objects.requireNonNull(latency, "latency");
     }
 
     /**
@@ -116,15 +122,37 @@ public record SchedulerSnapshot(
     }
 
     /**
-     * Go's {@code GODEBUG=schedtrace} line, e.g.
-     * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0]}.
+     * Go's {@code GODEBUG=schedtrace} line followed by the scheduling latency's median and 99th
+     * percentile since the scheduler started, e.g.
+     * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0] latp50=12us latp99=3.1ms}.
+     * See {@link #schedtraceLine(long, SchedulerSnapshot)}.
      */
     public String schedtraceLine(long elapsedMillis) {
+        return schedtraceLine(elapsedMillis, null);
+    }
+
+    /**
+     * Go's {@code GODEBUG=schedtrace} line followed by the median and 99th percentile of the
+     * scheduling latency of the tasks sampled since {@code previous} (a snapshot of the same
+     * scheduler taken earlier, or null: since it started), e.g.
+     * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0] latp50=12us latp99=3.1ms}.
+     * The latencies are upper bounds, at most 25 % above (see {@link LatencyHistogram}), written
+     * in whole microseconds below 1 ms ({@code 48us}), else with two figures ({@code 3.1ms},
+     * {@code 12ms}, {@code 1.5s}); {@code -} when no task was sampled (sampling off, or no task
+     * queued).
+     */
+    public String schedtraceLine(long elapsedMillis, SchedulerSnapshot previous) {
+        LatencyHistogram waits = previous == null ? latency.all() : latency.all().minus(previous.latency.all());
         return "SCHED " + elapsedMillis + "ms: gomaxprocs=" + procs + " idleprocs=" + idleProcs
                 + " threads=" + carriers + " spinningthreads=" + spinningCarriers
                 + " idlethreads=" + idleCarriers + " runqueue=" + globalQueueLength + " "
                 + processors.stream().map(p -> String.valueOf(p.runnable()))
-                        .collect(Collectors.joining(" ", "[", "]"));
+                        .collect(Collectors.joining(" ", "[", "]"))
+                + " latp50=" + latencyText(waits, 0.5) + " latp99=" + latencyText(waits, 0.99);
+    }
+
+    private static String latencyText(LatencyHistogram waits, double percentile) {
+        return waits.count() == 0 ? "-" : LatencyHistogram.text(waits.percentileNanos(percentile));
     }
 
     /** A multi-line dump for failure messages and logs. */
@@ -156,6 +184,17 @@ public record SchedulerSnapshot(
                 .append(" preemptRequests=").append(preemptRequests).append(" handoffs=").append(handoffs)
                 .append(" timersFired=").append(timersFired).append(" failures=").append(failures)
                 .append(terminated ? " terminated" : "");
+        if (latency.sampleEvery() == 0) {
+            out.append("\n  latency: not sampled");
+        } else {
+            out.append("\n  latency (about 1 task in ").append(latency.sampleEvery()).append("): all ")
+                    .append(latency.all());
+            latency.bySource().forEach((source, waits) -> {
+                if (waits.count() > 0) {
+                    out.append(", ").append(source).append(' ').append(waits);
+                }
+            });
+        }
         return out.toString();
     }
 }

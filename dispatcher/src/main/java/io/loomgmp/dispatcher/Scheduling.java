@@ -27,6 +27,7 @@ import java.util.function.Function;
  * Sysmon       preemption requests, hand-offs of blocked carriers' Ps, thief wake-ups
  * Shutdown     close and termination
  * Events       every JFR event the data path emits; Failures: every failure it reports
+ * LatencySamples  the timestamps of sampled queued tasks; LatencyRecorder: each P's latency histograms
  * Processor    a P: its RunQueue (runnext and ring), its TimerHeap, its Lease (who holds it)
  * GlobalQueue  the global queue's two lanes
  * </pre>
@@ -39,7 +40,8 @@ import java.util.function.Function;
  *
  * <p>Failure: {@link #submit} throws only {@code RejectedExecutionException}, and only before
  * its task was queued; nothing it calls after queueing throws ({@link Idle#wakeP} reports a
- * carrier it could not start and returns).
+ * carrier it could not start and returns). Its latency sample ({@link LatencySamples}) is taken
+ * before the task is queued, never throws, and is dropped again if the submission throws.
  */
 final class Scheduling {
     /** Largest delay a timer accepts; longer ones are clamped (a timer that far out never fires in practice). */
@@ -54,6 +56,8 @@ final class Scheduling {
     final GlobalQueue global = new GlobalQueue();
     final ReentrantLock lock = new ReentrantLock();
     final Failures failures = new Failures(this);
+    /** The latency samples in flight; {@code sampleEvery} 0: sampling is off. */
+    final LatencySamples latencySamples;
     final Idle idle = new Idle(lock, this);
     final Shutdown shutdown = new Shutdown(this);
     final Carriers carriers;
@@ -68,6 +72,12 @@ final class Scheduling {
      */
     Runnable loopFaultForTests;
 
+    /**
+     * The latencies as the last {@code loomgmp.SchedLatency} events covered them, so that the next
+     * ones cover only what came after. Guarded by {@link FlightRecording}'s latency lock.
+     */
+    SchedLatency latencyEmitted;
+
     volatile CarrierLocator carrierLocator;
     /** The thread a task belongs to, for JFR events and snapshots; see {@link io.loomgmp.dispatcher.loom.LoomSupport#taskThread}. */
     volatile Function<Runnable, Thread> taskThread = new Function<>() {
@@ -79,9 +89,10 @@ final class Scheduling {
 
     Scheduling(String name, int procs, int maxCarriers, Duration timeSlice, Duration keepAlive,
                Thread.UncaughtExceptionHandler exceptionHandler, CarrierLocator carrierLocator,
-               ThreadFactory carrierFactory, boolean sysmonOn) {
+               ThreadFactory carrierFactory, boolean sysmonOn, int latencySampleEvery) {
         this.name = name;
         this.procs = procs;
+        this.latencySamples = LatencySamples.forProcs(latencySampleEvery, procs);
         this.maxCarriers = maxCarriers;
         this.timeSlice = timeSlice;
         this.keepAlive = keepAlive;
@@ -131,39 +142,75 @@ final class Scheduling {
         if (Events.on()) {
             Events.wake(this, m, p, task, yielded ? Placement.GLOBAL : placement);
         }
+        // Before the task is queued, so that the carrier that takes it finds the sample (see
+        // LatencySamples); a submission that fails below drops it again.
+        LatencySamples.Sample sample = latencySamples.on() ? sampleLatency(m, task) : null;
         boolean wake = true;
         boolean local = false;
         boolean inLoop = p != null && m.thread == Thread.currentThread() && p.holder == m.inLoop;
-        // Act as the P's owner only while holding it: in the scheduling loop (timers run there),
-        // or in a task after beginOwnerOp (sysmon may have retaken the P).
-        if (p == null || yielded || placement == Placement.GLOBAL || !(inLoop || p.beginOwnerOp(m))) {
-            submitGlobal(task, m != null, yielded);
-        } else {
-            local = true;
-            try {
-                if (placement == Placement.RUNNEXT) {
-                    task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
-                    // A hand-off into an empty runnext wakes nobody (as in Tokio): the submitter
-                    // is most likely about to block, and then its own carrier runs the task at
-                    // once; a woken carrier would spin and, after the grace, steal it to another
-                    // CPU. If the submitter keeps the P instead, sysmon wakes a carrier.
-                    wake = task != null;
-                }
-                if (task != null) {
-                    Runnable[] overflow = p.runQueue.pushOrOverflow(task);
-                    if (overflow != null) {
-                        p.count(Counter.OVERFLOWS);
-                        global.putReadyBatch(overflow); // lock-free: no lock is held across the owner op
+        try {
+            // Act as the P's owner only while holding it: in the scheduling loop (timers run
+            // there), or in a task after beginOwnerOp (sysmon may have retaken the P).
+            if (p == null || yielded || placement == Placement.GLOBAL || !(inLoop || p.beginOwnerOp(m))) {
+                submitGlobal(task, m != null, yielded);
+            } else {
+                local = true;
+                try {
+                    if (placement == Placement.RUNNEXT) {
+                        task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
+                        // A hand-off into an empty runnext wakes nobody (as in Tokio): the
+                        // submitter is most likely about to block, and then its own carrier runs
+                        // the task at once; a woken carrier would spin and, after the grace, steal
+                        // it to another CPU. If the submitter keeps the P instead, sysmon wakes a
+                        // carrier.
+                        wake = task != null;
+                    }
+                    if (task != null) {
+                        Runnable[] overflow = p.runQueue.pushOrOverflow(task);
+                        if (overflow != null) {
+                            p.count(Counter.OVERFLOWS);
+                            global.putReadyBatch(overflow); // lock-free: no lock is held across the owner op
+                        }
+                    }
+                } finally {
+                    if (!inLoop) {
+                        p.endOwnerOp(m);
                     }
                 }
-            } finally {
-                if (!inLoop) {
-                    p.endOwnerOp(m);
-                }
             }
+        } catch (Throwable failure) {
+            // Rejected, or out of memory linking the task into the global queue: it may never
+            // run, and its sample must not wait for a later run of the same task.
+            if (sample != null) {
+                latencySamples.forget(sample);
+            }
+            throw failure;
         }
         if (wake) {
             wakeAfterQueueing(local);
+        }
+    }
+
+    /**
+     * The submitter of {@code task}, which is about to queue it, with sampling on; {@code m}: the
+     * carrier it runs on, or null. Samples the submission, one in about
+     * {@link LatencySamples#sampleEvery}: the task waits from now, or from its timer's due time
+     * when the loop of {@code m} is firing that timer. Returns the sample, or null. Never throws:
+     * a failure (an {@code OutOfMemoryError} allocating the sample) is reported and the task is
+     * queued untimed.
+     */
+    private LatencySamples.Sample sampleLatency(Carrier m, Runnable task) {
+        try {
+            if (!latencySamples.shouldSample(m)) {
+                return null;
+            }
+            // The timer's task runs on the carrier itself (RunLoop.runDueTimers), not on a virtual thread.
+            boolean timer = m != null && m.firingTimer && m.thread == Thread.currentThread();
+            long queuedAt = timer ? m.firingTimerDue : System.nanoTime();
+            return latencySamples.claim(task, queuedAt, timer);
+        } catch (Throwable failure) {
+            failures.report(SchedulerFailure.Site.LATENCY_SAMPLE, failure, "the task was queued untimed");
+            return null;
         }
     }
 
@@ -375,6 +422,26 @@ final class Scheduling {
                 carriers.handoffs.sum(),
                 timersFired,
                 failures.count(),
-                shutdown.isTerminated());
+                shutdown.isTerminated(),
+                latency());
+    }
+
+    /** Any thread: the scheduling latencies recorded so far, summed over the Ps' recorders. */
+    SchedLatency latency() {
+        int sources = RunSource.ALL.length;
+        long[][] counts = new long[sources][LatencyHistogram.BUCKETS];
+        long[] totals = new long[sources];
+        long[] maxima = new long[sources];
+        for (Processor p : allp) {
+            LatencyRecorder recorder = p.latencyRecorderIfAny();
+            if (recorder != null) {
+                recorder.addTo(counts, totals, maxima);
+            }
+        }
+        LatencyHistogram[] bySource = new LatencyHistogram[sources];
+        for (int i = 0; i < sources; i++) {
+            bySource[i] = new LatencyHistogram(counts[i], totals[i], maxima[i]);
+        }
+        return SchedLatency.of(latencySamples.sampleEvery, bySource);
     }
 }

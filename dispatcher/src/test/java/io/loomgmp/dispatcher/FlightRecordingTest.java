@@ -162,6 +162,61 @@ class FlightRecordingTest {
         assertTrue(byType.get("loomgmp.CarrierSpin").stream().anyMatch(e -> e.getBoolean("foundWork")), "a spin that found work");
     }
 
+    /**
+     * The periodic {@code loomgmp.SchedLatency} event, recorded with the tracing settings (every
+     * 10 ms): a hand-off that waited behind a 100 ms task shows under {@code runnext}, at least
+     * that long, and the events of each period add up to what the snapshot counted.
+     */
+    @Test
+    void theSchedLatencyEventShowsTheWaitsOfEachPeriodBySource() throws Exception {
+        Path file = Files.createTempFile("gmp-latency", ".jfr");
+        Duration wait = Duration.ofMillis(100);
+        SchedulerSnapshot last;
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).timeSlice(Duration.ofSeconds(60)).name("jfrlatency")
+                .latencySample(1).build()) {
+            try (Recording recording = new Recording(Settings.configuration(Settings.TRACE))) {
+                recording.start();
+                Probe.awaitTrue(() -> FlightRecording.on, BOUND, s, "the scheduler to see the recording");
+                CountDownLatch ran = new CountDownLatch(1);
+                s.execute(() -> {
+                    s.submit(ran::countDown, Placement.RUNNEXT); // waits in runnext behind this task
+                    Probe.spin(wait);
+                });
+                Probe.await(ran, BOUND, s, "the hand-off");
+                last = s.snapshot();
+                // Until a period has covered both samples: JFR's periodic thread may run late on a loaded machine.
+                Probe.awaitTrue(() -> FlightRecording.latencyEmitted(s.scheduling) != null
+                                && FlightRecording.latencyEmitted(s.scheduling).all().count() == 2, BOUND, s,
+                        "a SchedLatency period covering both tasks");
+                recording.stop();
+                recording.dump(file);
+            }
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("loomgmp.SchedLatency")
+                        && e.getString("scheduler").equals("jfrlatency"))
+                .toList();
+        Files.delete(file);
+        assertTrue(events.stream().anyMatch(e -> e.getString("source").equals("all")), "an event for all sources: " + events);
+        assertEquals(List.of("loom-gmp", "Scheduling"), events.getFirst().getEventType().getCategoryNames());
+        long allSamples = events.stream().filter(e -> e.getString("source").equals("all")).mapToLong(e -> e.getLong("samples")).sum();
+        assertEquals(last.latency().all().count(), allSamples, "the periods add up to the snapshot: " + events);
+        assertEquals(2, allSamples, "the submitter and the hand-off");
+
+        RecordedEvent runnext = events.stream().filter(e -> e.getString("source").equals("runnext")).findFirst()
+                .orElseThrow(() -> new AssertionError("no runnext event: " + events));
+        assertEquals(1, runnext.getLong("samples"));
+        assertEquals(1, runnext.getInt("sampleEvery"));
+        assertTrue(runnext.getDuration("max").compareTo(wait) >= 0, "waited behind the 100 ms task: " + runnext);
+        assertTrue(runnext.getDuration("p99").compareTo(wait) >= 0, runnext.toString());
+        assertEquals(runnext.getDuration("p99"), runnext.getDuration("p50"), "one sample");
+        assertTrue(runnext.getString("histogram").matches("\\d+:1"), "one bucket, one sample: " + runnext.getString("histogram"));
+        long bound = Long.parseLong(runnext.getString("histogram").split(":")[0]);
+        assertTrue(bound >= wait.toNanos(), "the bucket's upper bound in ns: " + bound);
+        assertTrue(events.stream().noneMatch(e -> !e.getString("source").equals("all") && e.getLong("samples") == 0),
+                "sources without samples in a period are left out");
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             assertTrue(latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS));

@@ -29,7 +29,8 @@ class GmpSchedulerMXBeansTest {
 
     @Test
     void attributesThroughTheMBeanServerMatchTheSnapshot() throws Exception {
-        try (GmpScheduler s = GmpScheduler.builder().procs(2).maxCarriers(5).name("mx-attributes").build()) {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).maxCarriers(5).name("mx-attributes").latencySample(1)
+                .build()) {
             ObjectName name = GmpSchedulerMXBeans.register(s);
             assertEquals(new ObjectName("io.loomgmp:type=Scheduler,name=mx-attributes"), name);
 
@@ -88,14 +89,37 @@ class GmpSchedulerMXBeansTest {
             assertEquals(snapshot.failures(), attributes.get("Failures"));
             String line = (String) attributes.get("SchedtraceLine");
             assertTrue(line.matches("SCHED \\d+ms: gomaxprocs=2 idleprocs=2 threads=\\d+ spinningthreads=0"
-                    + " idlethreads=\\d+ runqueue=0 \\[0 0]"), line);
-            assertEquals(29, attributes.size(), "every attribute checked above: " + attributes.keySet());
+                    + " idlethreads=\\d+ runqueue=0 \\[0 0] latp50=\\S+ latp99=\\S+"), line);
+            LatencyHistogram waits = snapshot.latency().all();
+            assertEquals(1, attributes.get("LatencySample"));
+            assertEquals((long) tasks, attributes.get("LatencySamples"), "sampling 1: every task timed");
+            assertEquals(waits.count(), attributes.get("LatencySamples"));
+            assertEquals(waits.percentileNanos(0.5), attributes.get("LatencyP50Nanos"));
+            assertEquals(waits.percentileNanos(0.99), attributes.get("LatencyP99Nanos"));
+            assertEquals(waits.maxNanos(), attributes.get("LatencyMaxNanos"));
+            assertEquals(waits.meanNanos(), attributes.get("LatencyMeanNanos"));
+            // An array of records is an array of composites to JMX: what JConsole shows as a table.
+            CompositeData[] bySource = (CompositeData[]) attributes.get("LatencyBySource");
+            assertEquals(SchedLatency.SOURCES, Arrays.stream(bySource).map(c -> (String) c.get("source")).toList());
+            long samples = 0;
+            for (CompositeData row : bySource) {
+                LatencyHistogram source = snapshot.latency().source((String) row.get("source"));
+                assertEquals(source.count(), row.get("samples"));
+                assertEquals(source.percentileNanos(0.99), row.get("p99Nanos"));
+                assertEquals(source.maxNanos(), row.get("maxNanos"));
+                samples += (long) row.get("samples");
+            }
+            assertEquals(tasks, samples);
+            assertEquals(36, attributes.size(), "every attribute checked above: " + attributes.keySet());
 
             // JConsole reads several at once; a typed proxy is what an application would use.
             AttributeList some = SERVER.getAttributes(name, new String[] {"Procs", "TasksRun"});
             assertEquals(Arrays.asList(new Attribute("Procs", 2), new Attribute("TasksRun", (long) tasks)),
                     some.asList());
-            assertEquals(tasks, JMX.newMXBeanProxy(SERVER, name, GmpSchedulerMXBean.class).getTasksRun());
+            GmpSchedulerMXBean proxy = JMX.newMXBeanProxy(SERVER, name, GmpSchedulerMXBean.class);
+            assertEquals(tasks, proxy.getTasksRun());
+            assertEquals(SchedLatency.SOURCES, Arrays.stream(proxy.getLatencyBySource())
+                    .map(GmpSchedulerMXBean.SourceLatency::source).toList(), "the proxy rebuilds the records");
         }
     }
 

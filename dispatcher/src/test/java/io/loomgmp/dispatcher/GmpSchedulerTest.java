@@ -189,15 +189,15 @@ class GmpSchedulerTest {
 
     @Test
     void snapshotAndSchedtraceLine() {
-        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("snap").build()) {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("snap").latencySample(1).build()) {
             SchedulerSnapshot idle = s.snapshot();
             assertEquals("snap", idle.name());
             assertEquals(2, idle.procs());
             assertEquals(2, idle.idleProcs());
             assertEquals(0, idle.carriers());
             assertEquals(2, idle.processors().size());
-            assertEquals("SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=0 spinningthreads=0 idlethreads=0 runqueue=0 [0 0]",
-                    idle.schedtraceLine(1003));
+            assertEquals("SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=0 spinningthreads=0 idlethreads=0 runqueue=0 [0 0]"
+                    + " latp50=- latp99=-", idle.schedtraceLine(1003), "nothing sampled yet");
 
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch started = new CountDownLatch(1);
@@ -220,6 +220,9 @@ class GmpSchedulerTest {
             Probe.await(queued, BOUND, s, "the task to end");
             Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "both Ps idle again");
             assertEquals(1, s.snapshot().tasksRun());
+            String line = s.snapshot().schedtraceLine(7);
+            assertTrue(line.matches("SCHED 7ms: .* \\[0 0] latp50=\\d+(\\.\\d)?(us|ms|s) latp99=\\d+(\\.\\d)?(us|ms|s)"),
+                    "the one task, sampled: " + line);
         }
     }
 

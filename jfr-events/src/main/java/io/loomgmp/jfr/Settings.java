@@ -19,9 +19,9 @@ import java.util.Objects;
  * {@code ./loomgmp jfc} prints.
  */
 public final class Settings {
-    /** Always-on: preemptions, hand-offs, schedtrace every 1 s. */
+    /** Always-on: preemptions, hand-offs, schedtrace and scheduling latency every 1 s. */
     public static final String ALWAYS_ON = "loomgmp.jfc";
-    /** Tracing: adds runs, steals, wakes, carrier parks and spins; schedtrace every 10 ms. */
+    /** Tracing: adds runs, steals, wakes, carrier parks and spins; schedtrace and scheduling latency every 10 ms. */
     public static final String TRACE = "loomgmp-trace.jfc";
 
     private Settings() {

@@ -12,6 +12,9 @@
  *       <td>sysmon hands the P of a blocked carrier to another carrier</td><td>both (and by default)</td></tr>
  *   <tr><td>{@link io.loomgmp.jfr.SchedTraceEvent loomgmp.SchedTrace}</td><td>periodic</td>
  *       <td>every period: the schedtrace figures and each P's queue</td><td>both (1 s; 10 ms when tracing)</td></tr>
+ *   <tr><td>{@link io.loomgmp.jfr.SchedLatencyEvent loomgmp.SchedLatency}</td><td>periodic</td>
+ *       <td>every period, per source: how long sampled tasks waited for a carrier (p50, p99, max,
+ *       histogram)</td><td>both (1 s; 10 ms when tracing)</td></tr>
  *   <tr><td>{@link io.loomgmp.jfr.RunEvent loomgmp.Run}</td><td>duration</td>
  *       <td>one continuation run on a P</td><td>tracing</td></tr>
  *   <tr><td>{@link io.loomgmp.jfr.StealEvent loomgmp.Steal}</td><td>instant</td>
@@ -32,9 +35,10 @@
  * unless someone asked for a trace.
  *
  * <h2>Settings files</h2>
- * {@code io/loomgmp/jfr/loomgmp.jfc} (always-on: preemptions, hand-offs, schedtrace every second)
+ * {@code io/loomgmp/jfr/loomgmp.jfc} (always-on: preemptions, hand-offs, schedtrace and scheduling
+ * latency every second)
  * and {@code io/loomgmp/jfr/loomgmp-trace.jfc} (tracing: adds runs, steals, wakes, carrier parks
- * and spins, schedtrace every 10 ms) ship in this jar; see {@link io.loomgmp.jfr.Settings}. Add
+ * and spins, schedtrace and scheduling latency every 10 ms) ship in this jar; see {@link io.loomgmp.jfr.Settings}. Add
  * them to the JDK's own with a second {@code settings=}:
  * {@code -XX:StartFlightRecording:filename=rec.jfr,settings=default,settings=/path/loomgmp-trace.jfc}.
  *

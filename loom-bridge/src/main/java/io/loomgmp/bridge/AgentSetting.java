@@ -17,6 +17,9 @@ enum AgentSetting {
             "a positive duration: how long a spare idle carrier (beyond parallelism) lives", "30s"),
     SCHEDTRACE("schedtrace", "gmp.schedtrace", "MS",
             "print the schedtrace line every MS milliseconds on stderr; 0 = off", "0"),
+    LATENCY_SAMPLE("latency.sample", "gmp.latency.sample", "N",
+            "0 to 1000000: time about one task in N from queued to running (the scheduling latency);"
+                    + " 1 = every task, 0 = off", "8"),
     PREEMPT("preempt", "gmp.preempt", "true|false",
             "insert preemption polls into application classes", "true"),
     PREEMPT_INCLUDE("preempt.include", "gmp.preempt.include", "PREFIXES",

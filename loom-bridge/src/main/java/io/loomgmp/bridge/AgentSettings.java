@@ -19,11 +19,12 @@ import java.util.Properties;
  * means the package {@code com.acme} and its subpackages (see {@link PreemptionPolls}).
  */
 record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Duration keepAlive, long schedtraceMillis,
-                     boolean preempt, List<String> preemptInclude, List<String> preemptExclude, boolean mxbean,
+                     int latencySample, boolean preempt, List<String> preemptInclude, List<String> preemptExclude, boolean mxbean,
                      boolean timers, boolean verbose) {
     static final String PARALLELISM = AgentSetting.PARALLELISM.property;
     static final String MAX_POOL_SIZE = AgentSetting.MAX_POOL_SIZE.property;
     static final String KEEPALIVE = AgentSetting.KEEPALIVE.property;
+    static final String LATENCY_SAMPLE = AgentSetting.LATENCY_SAMPLE.property;
     static final String PREEMPT = AgentSetting.PREEMPT.property;
     static final String PREEMPT_INCLUDE = AgentSetting.PREEMPT_INCLUDE.property;
     static final String PREEMPT_EXCLUDE = AgentSetting.PREEMPT_EXCLUDE.property;
@@ -32,6 +33,8 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
     static final String VERBOSE = AgentSetting.VERBOSE.property;
     /** ForkJoinPool's limit, which the JDK applies to the same properties. */
     static final int MAX_PARALLELISM = 0x7fff;
+    /** The largest {@code latency.sample}, as {@code GmpScheduler.Builder.latencySample} takes it. */
+    static final int MAX_LATENCY_SAMPLE = 1_000_000;
 
     // The checks below are written out rather than as regular expressions or streams: this
     // runs in every JVM's start-up, and java.util.regex alone cost it a few milliseconds.
@@ -94,18 +97,20 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         Duration keepAlive = values.containsKey(AgentSetting.KEEPALIVE)
                 ? duration(values.get(AgentSetting.KEEPALIVE)) : Duration.ofSeconds(30);
         long schedtrace = values.containsKey(AgentSetting.SCHEDTRACE) ? Long.parseLong(values.get(AgentSetting.SCHEDTRACE)) : 0;
+        int latencySample = values.containsKey(AgentSetting.LATENCY_SAMPLE)
+                ? Integer.parseInt(values.get(AgentSetting.LATENCY_SAMPLE)) : Integer.parseInt(AgentSetting.LATENCY_SAMPLE.defaultValue);
         boolean preempt = !"false".equals(values.get(AgentSetting.PREEMPT));
         boolean mxbean = !"false".equals(values.get(AgentSetting.MXBEAN));
         boolean timers = !"false".equals(values.get(AgentSetting.TIMERS));
         boolean verbose = "true".equals(values.get(AgentSetting.VERBOSE));
-        return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtrace, preempt,
+        return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtrace, latencySample, preempt,
                 prefixes(values.get(AgentSetting.PREEMPT_INCLUDE)), prefixes(values.get(AgentSetting.PREEMPT_EXCLUDE)),
                 mxbean, timers, verbose);
     }
 
     /** These settings, but with the timers the agent could install (see GmpAgent). */
     AgentSettings withTimers(boolean timersInForce) {
-        return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtraceMillis, preempt,
+        return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtraceMillis, latencySample, preempt,
                 preemptInclude, preemptExclude, mxbean, timersInForce, verbose);
     }
 
@@ -120,6 +125,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         shown.put(AgentSetting.TIMESLICE, text(timeSlice));
         shown.put(AgentSetting.KEEPALIVE, text(keepAlive));
         shown.put(AgentSetting.SCHEDTRACE, String.valueOf(schedtraceMillis));
+        shown.put(AgentSetting.LATENCY_SAMPLE, String.valueOf(latencySample));
         shown.put(AgentSetting.PREEMPT, String.valueOf(preempt));
         shown.put(AgentSetting.PREEMPT_INCLUDE, String.join(";", preemptInclude));
         shown.put(AgentSetting.PREEMPT_EXCLUDE, String.join(";", preemptExclude));
@@ -181,6 +187,12 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
             case SCHEDTRACE -> {
                 if (!digits(value, 9)) {
                     throw bad(source, value, "milliseconds between lines, a whole number (0 turns it off)");
+                }
+            }
+            case LATENCY_SAMPLE -> {
+                if (!value.matches("\\d{1,7}") || Integer.parseInt(value) > MAX_LATENCY_SAMPLE) {
+                    throw bad(source, value, "a whole number from 0 to " + MAX_LATENCY_SAMPLE
+                            + ": about one task in N is timed (1 times every task, 0 turns sampling off)");
                 }
             }
             case PREEMPT, MXBEAN, TIMERS, VERBOSE -> {

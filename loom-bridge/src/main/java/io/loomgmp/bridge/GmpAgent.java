@@ -82,6 +82,7 @@ public final class GmpAgent {
                 .maxCarriers(settings.maxPoolSize())
                 .timeSlice(settings.timeSlice())
                 .keepAlive(settings.keepAlive())
+                .latencySample(settings.latencySample())
                 .name("gmp")
                 .build();
         boolean timers = settings.timers();

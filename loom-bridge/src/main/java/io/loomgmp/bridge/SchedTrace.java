@@ -1,13 +1,15 @@
 package io.loomgmp.bridge;
 
 import io.loomgmp.dispatcher.GmpScheduler;
+import io.loomgmp.dispatcher.SchedulerSnapshot;
 
 import java.io.PrintStream;
 
 /**
  * {@code -Dgmp.schedtrace=MS}: prints Go's {@code GODEBUG=schedtrace} line for the scheduler
- * every MS milliseconds, from a daemon platform thread, e.g.
- * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0]}.
+ * every MS milliseconds, from a daemon platform thread, followed by the scheduling latency of the
+ * tasks sampled since the previous line (its median and 99th percentile), e.g.
+ * {@code SCHED 1003ms: gomaxprocs=2 idleprocs=2 threads=4 spinningthreads=0 idlethreads=2 runqueue=0 [0 0] latp50=12us latp99=3.1ms}.
  * The time is counted from the agent's start, which is within milliseconds of the JVM's.
  */
 final class SchedTrace implements Runnable {
@@ -31,6 +33,7 @@ final class SchedTrace implements Runnable {
     @Override
     public void run() {
         long next = startNanos;
+        SchedulerSnapshot previous = null;
         while (true) {
             next += periodMillis * 1_000_000L;
             long sleep = next - System.nanoTime();
@@ -42,7 +45,9 @@ final class SchedTrace implements Runnable {
                 return;
             }
             long elapsedMillis = (System.nanoTime() - startNanos) / 1_000_000L;
-            out.println(scheduler.snapshot().schedtraceLine(elapsedMillis));
+            SchedulerSnapshot snapshot = scheduler.snapshot();
+            out.println(snapshot.schedtraceLine(elapsedMillis, previous));
+            previous = snapshot;
         }
     }
 }

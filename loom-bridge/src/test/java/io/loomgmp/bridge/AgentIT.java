@@ -77,12 +77,14 @@ class AgentIT {
     }
 
     @Test
-    void gmpTimesliceAndKeepaliveProperties() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.timeslice=250us", "-Dgmp.keepalive=1500ms"),
-                CarrierProbe.class);
+    void gmpTimesliceKeepaliveAndLatencySampleProperties() {
+        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.timeslice=250us", "-Dgmp.keepalive=1500ms",
+                "-Dgmp.latency.sample=1"), CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals(250_000, jvm.number("timeSliceNanos"));
         assertEquals(1_500_000_000L, jvm.number("keepAliveNanos"));
+        assertEquals(1, jvm.number("latencySample"));
+        assertEquals(8, ForkedJvm.withAgent(null, List.of(), CarrierProbe.class).number("latencySample"), "the default");
     }
 
     @Test
@@ -110,9 +112,12 @@ class AgentIT {
                         + " expected a positive duration with a unit: ns, us, ms or s (e.g. 30s)");
         assertRefused("procs=2", List.of(),
                 "loom-gmp: unknown agent argument \"procs=2\"; accepted: parallelism=N, maxPoolSize=N,"
-                        + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
+                        + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, latency.sample=N, preempt=true|false,"
                         + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false,"
                         + " verbose=true|false");
+        assertRefused(null, List.of("-Dgmp.latency.sample=-8"),
+                "loom-gmp: bad value \"-8\" for system property gmp.latency.sample: expected a whole number from 0 to"
+                        + " 1000000: about one task in N is timed (1 times every task, 0 turns sampling off)");
     }
 
     private static void assertRefused(String agentArguments, List<String> jvmArgs, String expectedLine) {
@@ -128,7 +133,7 @@ class AgentIT {
                 "-Djdk.virtualThreadScheduler.parallelism=2"), CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         Pattern line = Pattern.compile("SCHED \\d+ms: gomaxprocs=2 idleprocs=[0-2] threads=\\d+ spinningthreads=\\d+"
-                + " idlethreads=\\d+ runqueue=\\d+ \\[\\d+ \\d+]");
+                + " idlethreads=\\d+ runqueue=\\d+ \\[\\d+ \\d+] latp50=(-|\\d+(\\.\\d)?(us|ms|s)) latp99=(-|\\d+(\\.\\d)?(us|ms|s))");
         List<String> lines = jvm.stderr().lines().toList();
         assertTrue(lines.size() >= 2, "the probe runs > 100 ms, so at least two lines\n" + jvm);
         for (String l : lines) {

@@ -76,8 +76,8 @@ class AgentJarIT {
             assertEquals(0, jvm.exitCode(), jvm.toString());
             assertEquals("loom-gmp " + VERSION + " agent on JDK " + Runtime.version() + " ("
                     + System.getProperty("java.vm.vendor") + "): parallelism=2,maxPoolSize=256,timeslice=10ms,"
-                    + "keepalive=30s,schedtrace=0,preempt=true,preempt.include=,preempt.exclude=,mxbean=true,"
-                    + "timers=true,verbose=true\n", jvm.stderr(), jvm.toString());
+                    + "keepalive=30s,schedtrace=0,latency.sample=8,preempt=true,preempt.include=,preempt.exclude=,"
+                    + "mxbean=true,timers=true,verbose=true\n", jvm.stderr(), jvm.toString());
             assertTrue(jvm.value("ofVirtual").startsWith("gmp-M"), jvm.toString());
         }
     }

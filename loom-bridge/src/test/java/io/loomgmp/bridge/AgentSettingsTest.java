@@ -23,7 +23,7 @@ class AgentSettingsTest {
     /** The defaults but for the parallelism and the carrier bound. */
     private static AgentSettings defaults(int parallelism, int maxPoolSize) {
         return new AgentSettings(parallelism, maxPoolSize, Duration.ofMillis(10), Duration.ofSeconds(30), 0,
-                true, List.of(), List.of(), true, true, false);
+                8, true, List.of(), List.of(), true, true, false);
     }
 
     @Test
@@ -88,6 +88,24 @@ class AgentSettingsTest {
     }
 
     @Test
+    void latencySampleDefaultsToGosEightAndTakesZeroToAMillion() {
+        assertEquals(8, AgentSettings.parse(null, props(), 1).latencySample());
+        assertEquals(1, AgentSettings.parse("latency.sample=1", props(), 1).latencySample());
+        assertEquals(0, AgentSettings.parse(null, props(AgentSettings.LATENCY_SAMPLE, "0"), 1).latencySample());
+        assertEquals(1_000_000, AgentSettings.parse("latency.sample=1000000", props(), 1).latencySample());
+        assertEquals(64, AgentSettings.parse("latency.sample=64", props(AgentSettings.LATENCY_SAMPLE, "2"), 1)
+                .latencySample(), "the agent argument wins");
+        for (String bad : List.of("-1", "1000001", "eight", "", "1e3", "99999999999")) {
+            assertBad("loom-gmp: bad value \"" + bad + "\" for system property gmp.latency.sample: expected a whole"
+                    + " number from 0 to 1000000: about one task in N is timed (1 times every task, 0 turns sampling off)",
+                    null, props(AgentSettings.LATENCY_SAMPLE, bad));
+        }
+        assertBad("loom-gmp: bad value \"off\" for agent argument latency.sample: expected a whole number from 0 to"
+                + " 1000000: about one task in N is timed (1 times every task, 0 turns sampling off)",
+                "latency.sample=off", props());
+    }
+
+    @Test
     void badValuesAreRefusedWithTheSettingNamed() {
         assertBad("loom-gmp: bad value \"0ms\" for agent argument timeslice: expected a positive duration with a unit:"
                 + " ns, us, ms or s (e.g. 10ms)", "timeslice=0ms", props());
@@ -99,7 +117,7 @@ class AgentSettingsTest {
         assertBad("loom-gmp: bad value \" 4\" for system property jdk.virtualThreadScheduler.parallelism:"
                 + " expected a whole number from 1 to 32767", "parallelism=4", props(AgentSettings.PARALLELISM, " 4"));
         assertBad("loom-gmp: unknown agent argument \"quiet\"; accepted: parallelism=N, maxPoolSize=N,"
-                + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, preempt=true|false,"
+                + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, latency.sample=N, preempt=true|false,"
                 + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false,"
                 + " verbose=true|false", "quiet", props());
     }
@@ -146,13 +164,14 @@ class AgentSettingsTest {
 
     @Test
     void theSettingsInForceAreShownAsAgentArgumentsInTheTablesOrder() {
-        assertEquals("parallelism=8,maxPoolSize=256,timeslice=10ms,keepalive=30s,schedtrace=0,preempt=true,"
-                + "preempt.include=,preempt.exclude=,mxbean=true,timers=true,verbose=false",
+        assertEquals("parallelism=8,maxPoolSize=256,timeslice=10ms,keepalive=30s,schedtrace=0,latency.sample=8,"
+                + "preempt=true,preempt.include=,preempt.exclude=,mxbean=true,timers=true,verbose=false",
                 AgentSettings.parse(null, props(), 8).inForce());
-        assertEquals("parallelism=2,maxPoolSize=3,timeslice=500us,keepalive=1500ms,schedtrace=100,preempt=false,"
-                + "preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,timers=false,verbose=true",
+        assertEquals("parallelism=2,maxPoolSize=3,timeslice=500us,keepalive=1500ms,schedtrace=100,latency.sample=1,"
+                + "preempt=false,preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,timers=false,"
+                + "verbose=true",
                 AgentSettings.parse("parallelism=2,maxPoolSize=3,timeslice=500us,keepalive=1500ms,schedtrace=100,"
-                        + "preempt=false,preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,"
+                        + "latency.sample=1,preempt=false,preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,"
                         + "timers=false,verbose=true", props(), 8).inForce());
         assertEquals("timeslice=700ns", AgentSettings.parse("timeslice=700ns", props(), 1).inForce().split(",")[2]);
         assertTrue(AgentSettings.parse(null, props(), 1).withTimers(false).inForce().contains(",timers=false,"));

@@ -23,7 +23,7 @@ class SchedulerMXBeanRegistrationIT {
         assertEquals(3, jvm.number("Procs"));
         assertTrue(jvm.number("TasksRun") >= MXBeanProbe.THREADS, jvm.toString());
         assertTrue(jvm.number("Carriers") >= 1, jvm.toString());
-        assertTrue(jvm.value("SchedtraceLine").matches("SCHED \\d+ms: gomaxprocs=3 .* \\[\\d+ \\d+ \\d+]"), jvm.toString());
+        assertTrue(jvm.value("SchedtraceLine").matches("SCHED \\d+ms: gomaxprocs=3 .* \\[\\d+ \\d+ \\d+] latp50=\\S+ latp99=\\S+"), jvm.toString());
         assertTrue(jvm.value("LocalQueueLengths").matches("\\[\\d+, \\d+, \\d+]"), jvm.toString());
         assertEquals("false", jvm.value("registrationThreadAtEnd"), "the thread ends once it has registered\n" + jvm);
         assertEquals("", jvm.stderr(), "nothing printed when all is well");

@@ -2,8 +2,10 @@ package io.loomgmp.metrics;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.Placement;
+import io.loomgmp.dispatcher.SchedLatency;
 import io.loomgmp.dispatcher.SchedulerSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,6 +37,9 @@ class GmpSchedulerMetricsTest {
             "loomgmp.local.pops", "loomgmp.global.grabs", "loomgmp.fairness.grabs", "loomgmp.steals",
             "loomgmp.steals.tasks", "loomgmp.overflows", "loomgmp.carrier.parks", "loomgmp.carrier.spins",
             "loomgmp.preemptions", "loomgmp.handoffs", "loomgmp.timers.fired", "loomgmp.failures");
+
+    private static final List<String> LATENCY = List.of("loomgmp.sched.latency", "loomgmp.sched.latency.histogram",
+            "loomgmp.sched.latency.percentile", "loomgmp.sched.latency.max");
 
     /** Every meter read takes a fresh snapshot, so a test sees the effect of what it just did. */
     private static MeterRegistry bind(GmpScheduler scheduler, Tag... tags) {
@@ -68,9 +73,11 @@ class GmpSchedulerMetricsTest {
             Set<String> expected = new java.util.HashSet<>(COUNTERS);
             expected.addAll(List.of("loomgmp.procs", "loomgmp.procs.idle", "loomgmp.carriers", "loomgmp.carriers.max",
                     "loomgmp.queue.global", "loomgmp.queue.local", "loomgmp.timers.pending"));
+            expected.addAll(LATENCY);
             assertEquals(expected, names);
-            // 4 carrier states and 2 Ps: 14 counters + 5 single gauges + 4 + 2
-            assertEquals(25, registry.getMeters().size());
+            // 4 carrier states and 2 Ps: 14 counters + 5 single gauges + 4 + 2; then the latency:
+            // 6 sources × (1 timer + 14 buckets), and 7 (the sources and all) × (2 percentiles + max)
+            assertEquals(25 + 6 * 15 + 7 * 3, registry.getMeters().size());
 
             Gauge procs = registry.get("loomgmp.procs").gauge();
             assertEquals(2, procs.value());
@@ -83,6 +90,25 @@ class GmpSchedulerMetricsTest {
             assertEquals("tasks", registry.get("loomgmp.queue.global").gauge().getId().getBaseUnit());
             for (String proc : List.of("0", "1")) {
                 assertEquals("tasks", registry.get("loomgmp.queue.local").tag("proc", proc).gauge().getId().getBaseUnit());
+            }
+            for (String source : SchedLatency.SOURCES) {
+                FunctionTimer timer = registry.get("loomgmp.sched.latency").tag("source", source).functionTimer();
+                assertEquals(0, timer.count(), "nothing run yet: " + source);
+                List<String> les = registry.get("loomgmp.sched.latency.histogram").tag("source", source)
+                        .functionCounters().stream().map(c -> c.getId().getTag("le")).sorted().toList();
+                assertEquals(List.of("+Inf", "0.000001024", "0.000004096", "0.000016384", "0.000065536", "0.000262144",
+                        "0.001048576", "0.004194304", "0.016777216", "0.067108864", "0.268435456", "1.073741824",
+                        "17.179869184", "4.294967296"), les, "powers of 4 from 1,024 ns to 2^34 ns, in seconds");
+            }
+            for (String source : List.of("all", "runnext", "timer")) {
+                for (String phi : List.of("0.5", "0.99")) {
+                    Gauge percentile = registry.get("loomgmp.sched.latency.percentile").tags("source", source, "phi", phi)
+                            .gauge();
+                    assertEquals("seconds", percentile.getId().getBaseUnit());
+                    assertEquals(0, percentile.value());
+                }
+                assertEquals("seconds", registry.get("loomgmp.sched.latency.max").tag("source", source).gauge()
+                        .getId().getBaseUnit());
             }
             for (String name : COUNTERS) {
                 FunctionCounter counter = registry.get(name).functionCounter();
@@ -193,6 +219,63 @@ class GmpSchedulerMetricsTest {
             assertEquals(0, gauge(registry, "loomgmp.queue.local", "proc", "0")
                     + gauge(registry, "loomgmp.queue.local", "proc", "1"));
             assertEquals(11, count(registry, "loomgmp.tasks.run"));
+        }
+    }
+
+    /**
+     * A hand-off that waits 100 ms in runnext behind its submitter (one P, no thief), timed: the
+     * meters of source runnext show it, and those of source all include the submitter, which
+     * came from outside.
+     */
+    @Test
+    void theLatencyMetersShowAHandOffThatWaitedUnderRunnext() throws InterruptedException {
+        Duration wait = Duration.ofMillis(100);
+        try (GmpScheduler scheduler = GmpScheduler.builder().procs(1).timeSlice(Duration.ofSeconds(60)).name("lat")
+                .latencySample(1).build()) {
+            MeterRegistry registry = bind(scheduler);
+            CountDownLatch ran = new CountDownLatch(1);
+            scheduler.execute(() -> {
+                scheduler.submit(ran::countDown, Placement.RUNNEXT);
+                long end = System.nanoTime() + wait.toNanos();
+                while (System.nanoTime() - end < 0) {
+                    Thread.onSpinWait(); // keep the P: the hand-off waits in runnext
+                }
+            });
+            await(ran, scheduler, "the hand-off");
+
+            FunctionTimer runnext = registry.get("loomgmp.sched.latency").tag("source", "runnext").functionTimer();
+            assertEquals(1, runnext.count(), scheduler.snapshot().toString());
+            assertTrue(runnext.totalTime(TimeUnit.SECONDS) >= 0.1, "waited 100 ms: " + runnext.totalTime(TimeUnit.SECONDS));
+            assertEquals(TimeUnit.SECONDS, runnext.baseTimeUnit());
+            assertEquals(1, registry.get("loomgmp.sched.latency").tag("source", "global").functionTimer().count(),
+                    "the submitter, from outside");
+            assertEquals(1, registry.get("loomgmp.sched.latency.histogram").tags("source", "runnext", "le", "+Inf")
+                    .functionCounter().count());
+            assertEquals(0, registry.get("loomgmp.sched.latency.histogram").tags("source", "runnext", "le", "0.067108864")
+                    .functionCounter().count(), "not within 67 ms");
+            assertTrue(gauge(registry, "loomgmp.sched.latency.percentile", "source", "runnext", "phi", "0.99") >= 0.1);
+            assertTrue(gauge(registry, "loomgmp.sched.latency.percentile", "source", "all", "phi", "0.99") >= 0.1);
+            assertTrue(gauge(registry, "loomgmp.sched.latency.max", "source", "all") >= 0.1);
+            assertEquals(0, gauge(registry, "loomgmp.sched.latency.max", "source", "stolen"));
+            assertEquals(scheduler.snapshot().latency().source("runnext").percentileNanos(0.99) / 1e9,
+                    gauge(registry, "loomgmp.sched.latency.percentile", "source", "runnext", "phi", "0.99"),
+                    "within the first 2 minutes the window is everything since the start");
+        }
+    }
+
+    @Test
+    void withSamplingOffTheLatencyMetersStayZero() throws InterruptedException {
+        try (GmpScheduler scheduler = GmpScheduler.builder().procs(1).name("lat-off").latencySample(0).build()) {
+            MeterRegistry registry = bind(scheduler);
+            CountDownLatch ran = new CountDownLatch(10);
+            for (int i = 0; i < 10; i++) {
+                scheduler.execute(ran::countDown);
+            }
+            await(ran, scheduler, "the tasks");
+            for (FunctionTimer timer : registry.get("loomgmp.sched.latency").functionTimers()) {
+                assertEquals(0, timer.count(), timer.getId().toString());
+            }
+            assertEquals(0, gauge(registry, "loomgmp.sched.latency.max", "source", "all"));
         }
     }
 

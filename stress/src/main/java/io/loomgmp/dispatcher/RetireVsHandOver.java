@@ -65,7 +65,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class RetireVsHandOver {
     private final Scheduling s = new Scheduling("retire-jcstress", 1, 2, Duration.ofMillis(10), Duration.ZERO,
-            null, CarrierLocator.CURRENT_THREAD, null, false);
+            null, CarrierLocator.CURRENT_THREAD, null, false, 0); // no latency sampling: not this race
     private final Carrier m = new Carrier(s, "spare");
     private Processor handed;
     private int reservation;

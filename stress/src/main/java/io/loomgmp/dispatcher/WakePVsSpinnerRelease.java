@@ -77,7 +77,7 @@ public final class WakePVsSpinnerRelease {
     /** Two Ps, a spinner on P0, a busy carrier on P1, a parked carrier; spinning count 1. */
     static final class World {
         final Scheduling s = new Scheduling("wakep-jcstress", 2, 4, Duration.ofMillis(10), Duration.ofSeconds(10),
-                null, CarrierLocator.CURRENT_THREAD, null, false);
+                null, CarrierLocator.CURRENT_THREAD, null, false, 0); // no latency sampling: not this race
         final Carrier spinner = new Carrier(s, "spinner");
         final Carrier busy = new Carrier(s, "busy");
         final Carrier parked = new Carrier(s, "parked");

@@ -53,7 +53,7 @@ public final class BenchRunner {
     private static final List<String> SUITE_ORDER = List.of("PingPongBenchmark", "SkynetBenchmark", "FanOutBenchmark",
             "YieldStormBenchmark", "TimersBenchmark", "ProducerConsumerBenchmark", "FairnessBenchmark",
             "PinnedBenchmark", "HttpBenchmark", "JettyBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
-            "JfrCostPingPongBenchmark", "JfrCostSkynetBenchmark");
+            "JfrCostPingPongBenchmark", "JfrCostSkynetBenchmark", "LatencySampleCostBenchmark");
 
     /**
      * Warm-up iterations these benchmarks need at least, in a run with real iteration counts: the

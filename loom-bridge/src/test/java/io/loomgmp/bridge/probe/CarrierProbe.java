@@ -46,6 +46,7 @@ public final class CarrierProbe {
         System.out.println("maxCarriers=" + scheduler.maxCarriers());
         System.out.println("timeSliceNanos=" + scheduler.timeSlice().toNanos());
         System.out.println("keepAliveNanos=" + scheduler.keepAlive().toNanos());
+        System.out.println("latencySample=" + scheduler.latencySample());
         System.out.println("tasksRun=" + scheduler.snapshot().tasksRun());
     }
 
