@@ -9,6 +9,11 @@ import java.util.List;
  * have no loop, and for them the ClassFile API (a full parse, and the hundred-odd classes of the
  * API itself on first use) is never touched.
  *
+ * <p>From class-file version 51 on, the verifier needs a StackMapTable frame at every branch
+ * target, so a method's code without that attribute has no loop, and its instructions are not
+ * walked: most methods (accessors, straight-line code) are skipped that way. (Generated code
+ * that breaks the rule runs only unverified; its loops stay unpolled.)
+ *
  * <p>A back-edge here is what it is to {@link PreemptionPolls.BackEdges}: a conditional branch
  * ({@code if*}, {@code ifnull}, {@code ifnonnull}), {@code goto} or {@code goto_w} whose target is
  * at or before the branch itself (a branch to itself is a loop too). Switches, exception edges and
@@ -44,6 +49,7 @@ final class BackEdgeScan {
 
     private static final int MAGIC = 0xCAFEBABE;
     private static final byte[] CODE = {'C', 'o', 'd', 'e'};
+    private static final byte[] STACK_MAP_TABLE = "StackMapTable".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final byte[] bytes;
     private int pos;
@@ -77,7 +83,10 @@ final class BackEdgeScan {
         if (u4() != MAGIC) {
             throw new MalformedClassException("not a class file (bad magic number)");
         }
-        pos += 4; // minor and major version
+        pos += 2; // minor version
+        // From version 51 (Java 7) every branch target has a StackMapTable frame (the verifier
+        // has no fallback to inference any more): code without one has no loop to poll.
+        boolean framesRequired = u2() >= 51;
         readConstantPool();
         int constantPoolEnd = pos;
         pos += 6; // access flags, this class, super class
@@ -101,7 +110,8 @@ final class BackEdgeScan {
                     pos += 4; // max stack, max locals
                     int codeLength = u4();
                     require(codeLength >= 0 && codeLength <= end - pos, "code past the end of its attribute");
-                    int backEdges = countBackEdges(pos, codeLength);
+                    int backEdges = framesRequired && !hasStackMapTable(pos + codeLength, end)
+                            ? 0 : countBackEdges(pos, codeLength);
                     if (backEdges > 0) {
                         looping.add(new Method(utf8(name) + utf8(descriptor), codeLength, backEdges, attribute));
                     }
@@ -134,6 +144,30 @@ final class BackEdgeScan {
             }
         }
         require(pos <= bytes.length, "constant pool past the end");
+    }
+
+    /**
+     * Whether the code attribute's own attributes, after its code at {@code codeEnd} and up to
+     * {@code end}, include a StackMapTable. Most methods (accessors, straight-line code) have
+     * none, and their instructions need not be walked at all.
+     */
+    private boolean hasStackMapTable(int codeEnd, int end) {
+        int at = codeEnd;
+        require(at + 2 <= end, "code attribute truncated");
+        at += 2 + 8 * u2(bytes, at); // the exception table
+        require(at + 2 <= end, "code attribute truncated");
+        int attributes = u2(bytes, at);
+        at += 2;
+        for (int i = 0; i < attributes; i++) {
+            require(at + 6 <= end, "code attribute truncated");
+            int length = s4(bytes, at + 2);
+            require(length >= 0 && length <= end - at - 6, "attribute past the end of the code attribute");
+            if (isUtf8(u2(bytes, at), STACK_MAP_TABLE)) {
+                return true;
+            }
+            at += 6 + length;
+        }
+        return false;
     }
 
     private void skipAttributes() {

@@ -87,6 +87,20 @@ final class ClassBytesOutput {
         return size;
     }
 
+    /**
+     * Overwrites the 4 bytes at {@code at}, written earlier: an attribute's length, once its
+     * content is written after it.
+     */
+    void u4At(int at, int value) {
+        if (at < 0 || at + 4 > size) {
+            throw new IndexOutOfBoundsException("u4 at " + at + " of " + size + " bytes");
+        }
+        bytes[at] = (byte) (value >>> 24);
+        bytes[at + 1] = (byte) (value >>> 16);
+        bytes[at + 2] = (byte) (value >>> 8);
+        bytes[at + 3] = (byte) value;
+    }
+
     byte[] toByteArray() {
         return size == bytes.length ? bytes.clone() : Arrays.copyOf(bytes, size);
     }

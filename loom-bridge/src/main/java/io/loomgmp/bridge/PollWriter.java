@@ -2,7 +2,6 @@ package io.loomgmp.bridge;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 import static io.loomgmp.bridge.BackEdgeScan.instructionSize;
@@ -70,15 +69,23 @@ final class PollWriter {
             throw new Unsupported("the constant pool would outgrow 65535 entries");
         }
         PollWriter writer = new PollWriter(classBytes, scan.constantPoolEntries(), count + 5);
-        ClassBytesOutput out = new ClassBytesOutput(classBytes.length + 64 + 8 * methods.size());
+        int backEdges = 0;
+        for (BackEdgeScan.Method method : methods) {
+            backEdges += method.backEdges();
+        }
+        // Room for the polls, the constants and frames whose offsets grow past a byte: one buffer,
+        // written once and copied once.
+        ClassBytesOutput out = new ClassBytesOutput(classBytes.length + 128 + (POLL_BYTES + 2) * backEdges);
         out.bytes(classBytes, 0, 8);
         out.u2(count + 6);
         out.bytes(classBytes, 10, scan.constantPoolEnd() - 10);
         writer.appendCheckpointReference(out, count);
         int copied = scan.constantPoolEnd();
-        List<BackEdgeScan.Method> inOrder = methods.stream().sorted(Comparator.comparingInt(BackEdgeScan.Method::codeAttribute)).toList();
-        for (BackEdgeScan.Method method : inOrder) {
+        for (BackEdgeScan.Method method : methods) { // in class-file order, as the scan lists them
             int attribute = method.codeAttribute();
+            if (attribute < copied) {
+                throw new IllegalArgumentException("methods not in class-file order");
+            }
             out.bytes(classBytes, copied, attribute - copied);
             copied = writer.rewriteCode(out, attribute);
         }
@@ -114,7 +121,10 @@ final class PollWriter {
         }
         Offsets offsets = new Offsets(backEdges);
 
-        ClassBytesOutput body = new ClassBytesOutput(length + POLL_BYTES * backEdges.length + 16);
+        out.u2(nameIndex);
+        int lengthAt = out.size();
+        out.u4(0); // the attribute's length, set once its content is written
+        ClassBytesOutput body = out;
         body.bytes(bytes, attribute + 6, 4); // max_stack, max_locals
         body.u4(newCodeLength);
         writeCode(body, codeStart, codeEnd, offsets);
@@ -139,20 +149,22 @@ final class PollWriter {
             require(attributeLength >= 0 && attributeLength <= end - at - 6, "attribute past the end of the Code attribute");
             int payload = at + 6;
             String kind = utf8(name);
-            ClassBytesOutput rewritten = new ClassBytesOutput(attributeLength + 16);
+            body.u2(name);
+            int attributeLengthAt = body.size();
+            body.u4(0);
             switch (kind) {
-                case "StackMapTable" -> writeStackMapTable(rewritten, payload, payload + attributeLength, offsets);
-                case "LineNumberTable" -> writeLineNumbers(rewritten, payload, payload + attributeLength, offsets);
+                case "StackMapTable" -> writeStackMapTable(body, payload, payload + attributeLength, offsets);
+                case "LineNumberTable" -> writeLineNumbers(body, payload, payload + attributeLength, offsets);
                 case "LocalVariableTable", "LocalVariableTypeTable" ->
-                        writeLocalVariables(rewritten, payload, payload + attributeLength, offsets);
+                        writeLocalVariables(body, payload, payload + attributeLength, offsets);
                 default -> throw new Unsupported("a " + kind + " attribute in the code");
             }
-            body.u2(name).u4(rewritten.size()).output(rewritten);
+            body.u4At(attributeLengthAt, body.size() - attributeLengthAt - 4);
             at = payload + attributeLength;
         }
         require(at == end, "the Code attribute's length does not match its content");
 
-        out.u2(nameIndex).u4(body.size()).output(body);
+        out.u4At(lengthAt, out.size() - lengthAt - 4);
         return end;
     }
 

@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Inserts a preemption poll, {@code invokestatic io/loomgmp/bridge/Gmp.checkpoint()V}, before
@@ -92,10 +91,12 @@ final class PreemptionPolls implements ClassFileTransformer {
     private final Instrumentation instrumentation; // null: classes of named modules are left alone
     private final AtomicLong failures = new AtomicLong();
     /** Classes looked at (selected, reaching Gmp), classes given polls, and the time spent on both. */
-    private final LongAdder examined = new LongAdder();
-    private final LongAdder instrumented = new LongAdder();
-    private final LongAdder viaClassFileApi = new LongAdder();
-    private final LongAdder nanos = new LongAdder();
+    // AtomicLongs, not LongAdders: classes mostly load one at a time, and a LongAdder's
+    // VarHandle path is slow while this runs interpreted, early in start-up.
+    private final AtomicLong examined = new AtomicLong();
+    private final AtomicLong instrumented = new AtomicLong();
+    private final AtomicLong viaClassFileApi = new AtomicLong();
+    private final AtomicLong nanos = new AtomicLong();
 
     /**
      * @param include binary-name prefixes ({@code com.acme.}); empty means every class
@@ -117,19 +118,19 @@ final class PreemptionPolls implements ClassFileTransformer {
             if (!selects(loader, className, classBeingRedefined) || !reachesGmp(loader)) {
                 return null;
             }
-            examined.increment();
+            examined.incrementAndGet();
             byte[] polled = instrument(classBytes, viaClassFileApi);
             if (polled == null || !canRead(module)) {
                 return null;
             }
-            instrumented.increment();
+            instrumented.incrementAndGet();
             return polled;
         } catch (Throwable e) {
             // Never let class loading fail because of a poll; the JVM would swallow it anyway.
             failures.incrementAndGet();
             return null;
         } finally {
-            nanos.add(System.nanoTime() - start);
+            nanos.addAndGet(System.nanoTime() - start);
         }
     }
 
@@ -140,7 +141,7 @@ final class PreemptionPolls implements ClassFileTransformer {
     String stats() {
         return String.format("loom-gmp: preemption polls: %d classes examined, %d given polls (%d through the ClassFile API),"
                 + " %d failed, %.1f ms in the transformer (wall time)",
-                examined.sum(), instrumented.sum(), viaClassFileApi.sum(), failures.get(), nanos.sum() / 1e6);
+                examined.get(), instrumented.get(), viaClassFileApi.get(), failures.get(), nanos.get() / 1e6);
     }
 
     /** How many classes were left without polls because instrumenting them failed. */
@@ -215,11 +216,11 @@ final class PreemptionPolls implements ClassFileTransformer {
      * @throws IllegalArgumentException (among others) if the ClassFile API cannot
      */
     static byte[] instrument(byte[] classBytes) {
-        return instrument(classBytes, new LongAdder());
+        return instrument(classBytes, new AtomicLong());
     }
 
     /** {@link #instrument(byte[])}, counting in {@code viaClassFileApi} the classes left to the ClassFile API. */
-    private static byte[] instrument(byte[] classBytes, LongAdder viaClassFileApi) {
+    private static byte[] instrument(byte[] classBytes, AtomicLong viaClassFileApi) {
         BackEdgeScan.Result scan = BackEdgeScan.scan(classBytes);
         List<BackEdgeScan.Method> polled = new ArrayList<>(scan.looping().size());
         for (BackEdgeScan.Method method : scan.looping()) {
@@ -236,7 +237,7 @@ final class PreemptionPolls implements ClassFileTransformer {
         try {
             return PollWriter.insert(classBytes, scan, polled);
         } catch (PollWriter.Unsupported e) {
-            viaClassFileApi.increment();
+            viaClassFileApi.incrementAndGet();
             Set<String> names = new HashSet<>(); // name + descriptor of each method to change
             for (BackEdgeScan.Method method : polled) {
                 names.add(method.nameAndType());

@@ -86,6 +86,23 @@ class BackEdgeScanTest {
     }
 
     @Test
+    void fromVersion51CodeWithoutFramesIsNotWalked() {
+        // The same looping method, its frames dropped: a verifier from version 51 on would refuse
+        // the loop, so the scan takes the missing StackMapTable as "no branch target"; before 51
+        // frames are optional and the code is walked.
+        for (int version : new int[] {ClassFile.JAVA_6_VERSION, ClassFile.JAVA_7_VERSION, ClassFile.JAVA_25_VERSION}) {
+            byte[] bytes = ClassFile.of(ClassFile.StackMapsOption.DROP_STACK_MAPS).build(ClassDesc.of("com.acme.Spin"),
+                    type -> type.withVersion(version, 0)
+                            .withMethodBody("spin", ConstantDescs.MTD_void, ClassFile.ACC_STATIC, code -> {
+                                Label self = code.newLabel();
+                                code.labelBinding(self).goto_(self);
+                            }));
+            assertEquals(version < 51 ? Map.of("spin()V", 1) : Map.of(), byMethod(BackEdgeScan.methodsWithBackEdges(bytes)),
+                    "version " + version);
+        }
+    }
+
+    @Test
     void agreesWithTheClassFileApiOnTheJdksOwnClasses() throws IOException {
         FileSystem jrt = FileSystems.getFileSystem(URI.create("jrt:/"));
         int classes = 0;
