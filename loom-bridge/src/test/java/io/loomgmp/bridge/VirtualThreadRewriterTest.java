@@ -101,26 +101,16 @@ class VirtualThreadRewriterTest {
 
     @Test
     void aScheduleMethodThatCannotBePrefixedLeavesTimersOffNotTheConstructor() throws Exception {
-        ClassDesc self = ClassDesc.of("java.lang.VirtualThread");
-        ClassDesc executor = ClassDesc.of("java.util.concurrent.Executor");
-        byte[] stranger = ClassFile.of().build(self, type -> type
-                .withField(VirtualThreadRewriter.FIELD, executor, ClassFile.ACC_STATIC)
-                .withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_PUBLIC, code -> code
-                        .aload(0)
-                        .invokespecial(ConstantDescs.CD_Object, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void)
-                        .getstatic(self, VirtualThreadRewriter.FIELD, executor)
-                        .pop()
-                        .return_())
-                .withMethodBody(VirtualThreadRewriter.SCHEDULE,
-                        java.lang.constant.MethodTypeDesc.ofDescriptor(VirtualThreadRewriter.SCHEDULE_DESCRIPTOR),
-                        ClassFile.ACC_PRIVATE, code -> {
-                            // A CharacterRangeTable holds code offsets that ClassPatch does not move.
-                            java.lang.classfile.Label start = code.newLabel();
-                            java.lang.classfile.Label end = code.newLabel();
-                            code.labelBinding(start).aconst_null().labelBinding(end).areturn()
-                                    .with(java.lang.classfile.instruction.CharacterRange.of(start, end, 1, 2,
-                                            java.lang.classfile.instruction.CharacterRange.FLAG_STATEMENT));
-                        }));
+        byte[] stranger = standIn(1, type -> type.withMethodBody(VirtualThreadRewriter.SCHEDULE,
+                java.lang.constant.MethodTypeDesc.ofDescriptor(VirtualThreadRewriter.SCHEDULE_DESCRIPTOR),
+                ClassFile.ACC_PRIVATE, code -> {
+                    // A CharacterRangeTable holds code offsets that ClassPatch does not move.
+                    java.lang.classfile.Label start = code.newLabel();
+                    java.lang.classfile.Label end = code.newLabel();
+                    code.labelBinding(start).aconst_null().labelBinding(end).areturn()
+                            .with(java.lang.classfile.instruction.CharacterRange.of(start, end, 1, 2,
+                                    java.lang.classfile.instruction.CharacterRange.FLAG_STATEMENT));
+                }));
         VirtualThreadRewriter rewriter = new VirtualThreadRewriter(true);
         byte[] rewritten = rewriter.transform(null, null, VirtualThreadRewriter.VIRTUAL_THREAD, null, null, stranger);
         assertEquals(1, rewriter.lastRewrites(), "the constructor alone");
@@ -132,23 +122,32 @@ class VirtualThreadRewriterTest {
 
     @Test
     void aConstructorReadingTheFieldTwiceIsLeftAlone() throws Exception {
-        ClassDesc self = ClassDesc.of("java.lang.VirtualThread");
-        ClassDesc executor = ClassDesc.of("java.util.concurrent.Executor");
-        byte[] stranger = ClassFile.of().build(self, type -> type
-                .withField(VirtualThreadRewriter.FIELD, executor, ClassFile.ACC_STATIC)
-                .withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_PUBLIC, code -> code
-                        .aload(0)
-                        .invokespecial(ConstantDescs.CD_Object, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void)
-                        .getstatic(self, VirtualThreadRewriter.FIELD, executor)
-                        .pop()
-                        .getstatic(self, VirtualThreadRewriter.FIELD, executor)
-                        .pop()
-                        .return_()));
+        byte[] stranger = standIn(2, type -> { });
         VirtualThreadRewriter rewriter = new VirtualThreadRewriter(true);
         assertNull(rewriter.transform(null, null, VirtualThreadRewriter.VIRTUAL_THREAD, null, null, stranger),
                 "not rewritten");
         assertEquals(0, rewriter.lastRewrites());
         assertEquals("expected one read of VirtualThread.DEFAULT_SCHEDULER in a constructor, found 2"
                 + " (methods reading it: [<init>()V, <init>()V])", rewriter.lastShapeProblem());
+    }
+
+    /**
+     * A stand-in java.lang.VirtualThread: a static DEFAULT_SCHEDULER, a constructor that reads it
+     * {@code reads} times, and what {@code more} adds.
+     */
+    private static byte[] standIn(int reads, java.util.function.Consumer<java.lang.classfile.ClassBuilder> more) {
+        ClassDesc self = ClassDesc.of("java.lang.VirtualThread");
+        ClassDesc executor = ClassDesc.of("java.util.concurrent.Executor");
+        return ClassFile.of().build(self, type -> {
+            type.withField(VirtualThreadRewriter.FIELD, executor, ClassFile.ACC_STATIC)
+                    .withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_PUBLIC, code -> {
+                        code.aload(0).invokespecial(ConstantDescs.CD_Object, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void);
+                        for (int i = 0; i < reads; i++) {
+                            code.getstatic(self, VirtualThreadRewriter.FIELD, executor).pop();
+                        }
+                        code.return_();
+                    });
+            more.accept(type);
+        });
     }
 }
