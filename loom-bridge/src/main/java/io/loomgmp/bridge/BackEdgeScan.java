@@ -40,6 +40,10 @@ final class BackEdgeScan {
     record Result(int[] constantPoolEntries, int constantPoolEnd, List<Method> looping) {
     }
 
+    /** Where each constant pool entry's tag is, by index (see {@link #readConstantPool}), and where the pool ends. */
+    record ConstantPool(int[] entries, int end) {
+    }
+
     /** The bytes are not a class file this scan can walk. */
     static final class MalformedClassException extends RuntimeException {
         MalformedClassException(String message) {
@@ -87,7 +91,9 @@ final class BackEdgeScan {
         // From version 51 (Java 7) every branch target has a StackMapTable frame (the verifier
         // has no fallback to inference any more): code without one has no loop to poll.
         boolean framesRequired = u2() >= 51;
-        readConstantPool();
+        ConstantPool pool = readConstantPool(bytes);
+        entries = pool.entries();
+        pos = pool.end();
         int constantPoolEnd = pos;
         pos += 6; // access flags, this class, super class
         skip(2 * u2()); // interfaces
@@ -124,14 +130,27 @@ final class BackEdgeScan {
         return new Result(entries, constantPoolEnd, looping);
     }
 
-    private void readConstantPool() {
-        int count = u2();
-        entries = new int[count];
+    /**
+     * Where each constant pool entry of a class file starts (the offset of its tag, by index; 0
+     * for index 0 and the slot after a long or double) and where the pool ends. Shared by this
+     * scan and {@link ClassPatch}.
+     *
+     * @throws MalformedClassException if the pool is truncated or has an unknown tag
+     */
+    static ConstantPool readConstantPool(byte[] bytes) {
+        require(bytes.length >= 10, "truncated");
+        int count = u2(bytes, 8);
+        int[] entries = new int[count];
+        int pos = 10;
         for (int i = 1; i < count; i++) {
+            require(pos < bytes.length, "constant pool past the end");
             entries[i] = pos;
-            int tag = u1();
+            int tag = bytes[pos++] & 0xFF;
             switch (tag) {
-                case 1 -> skip(u2()); // Utf8
+                case 1 -> { // Utf8
+                    require(pos + 2 <= bytes.length, "constant pool past the end");
+                    pos += 2 + u2(bytes, pos);
+                }
                 case 3, 4 -> pos += 4; // Integer, Float
                 case 5, 6 -> { // Long, Double: two slots
                     pos += 8;
@@ -144,6 +163,7 @@ final class BackEdgeScan {
             }
         }
         require(pos <= bytes.length, "constant pool past the end");
+        return new ConstantPool(entries, pos);
     }
 
     /**
@@ -309,11 +329,6 @@ final class BackEdgeScan {
      */
     private void skip(int n) {
         pos += n;
-    }
-
-    private int u1() {
-        require(pos + 1 <= bytes.length, "truncated");
-        return bytes[pos++] & 0xFF;
     }
 
     private int u2() {

@@ -73,27 +73,11 @@ final class ClassPatch {
         this.bytes = bytes;
         Reader in = new Reader(bytes);
         require(in.u4() == 0xCAFEBABE, "not a class file (bad magic number)");
-        in.pos += 4;
-        constantCount = in.u2();
-        entries = new int[constantCount];
-        for (int i = 1; i < constantCount; i++) {
-            entries[i] = in.pos;
-            int tag = in.u1();
-            switch (tag) {
-                case 1 -> in.skip(in.u2());
-                case 3, 4 -> in.pos += 4;
-                case 5, 6 -> {
-                    in.pos += 8;
-                    i++;
-                }
-                case 7, 8, 16, 19, 20 -> in.pos += 2;
-                case 15 -> in.pos += 3;
-                case 9, 10, 11, 12, 17, 18 -> in.pos += 4;
-                default -> throw new BackEdgeScan.MalformedClassException("unknown constant pool tag " + tag + " at entry " + i);
-            }
-        }
-        require(in.pos <= bytes.length, "constant pool past the end");
-        constantPoolEnd = in.pos;
+        BackEdgeScan.ConstantPool pool = BackEdgeScan.readConstantPool(bytes);
+        entries = pool.entries();
+        constantCount = entries.length;
+        constantPoolEnd = pool.end();
+        in.pos = constantPoolEnd;
         in.pos += 2; // access flags
         thisClass = in.u2();
         in.pos += 2; // super class

@@ -61,10 +61,12 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
     @Override
     Rewrite apply(byte[] classBytes) {
         ClassPatch patch = ClassPatch.of(classBytes);
-        lastShapeProblem = constructorProblem(patch);
         String timersProblem = timers ? scheduleProblem(patch) : null;
         String[] prefixProblem = {null};
         Rewrite rewrite = rewrite(patch, timers && timersProblem == null, prefixProblem);
+        // No site means the constructors' reads were not exactly one: say what they were (walked
+        // again only then).
+        lastShapeProblem = rewrite.sites() == 0 ? constructorProblem(patch) : null;
         lastTimersProblem = timersProblem != null ? timersProblem : prefixProblem[0];
         return rewrite;
     }
