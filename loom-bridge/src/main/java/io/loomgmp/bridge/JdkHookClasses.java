@@ -1,7 +1,6 @@
 package io.loomgmp.bridge;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.Label;
 import java.lang.constant.ClassDesc;
@@ -55,14 +54,16 @@ public final class JdkHookClasses {
      */
     static byte[] read(String className) {
         String resource = DIRECTORY + className + ".bytes";
-        try (InputStream in = JdkHookClasses.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("loom-gmp: " + resource + " is missing from the agent's jar");
-            }
-            return in.readAllBytes();
+        byte[] bytes;
+        try {
+            bytes = AgentJar.read(resource);
         } catch (IOException e) {
             throw new IllegalStateException("loom-gmp: cannot read " + resource + ": " + e, e);
         }
+        if (bytes == null) {
+            throw new IllegalStateException("loom-gmp: " + resource + " is missing from the agent's jar");
+        }
+        return bytes;
     }
 
     static byte[] schedulerHook() {
