@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and reads the scheduler through the JDK's own windows while they run: the platform
  * {@link VirtualThreadSchedulerMXBean} (its figures beside {@code snapshot()}'s; its
  * {@code setParallelism} growing to 4 and shrinking to 1, with the widest number of CPU-bound
- * chunks seen running at once after each), and {@code jcmd <own pid> Thread.vthread_scheduler}
+ * chunks seen running at once after each: 4 reached within a bound, then never more than 1), and {@code jcmd <own pid> Thread.vthread_scheduler}
  * with {@code args[0]}, the JDK's jcmd. Prints {@code key=value} lines; every virtual thread
  * started must have ended ({@code started}, {@code ended}).
  */
@@ -46,7 +46,7 @@ public final class JdkWindowsProbe {
         for (int i = 0; i < CPU_THREADS; i++) {
             threads.add(start(started, ended, () -> {
                 MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                byte[] data = new byte[32 * 1024];
+                byte[] data = new byte[128 * 1024]; // a chunk of about half a millisecond
                 while (!stop.get()) {
                     int now = running.incrementAndGet();
                     widest.accumulateAndGet(now, Math::max);
@@ -107,8 +107,12 @@ public final class JdkWindowsProbe {
         jdk.setParallelism(4);
         System.out.println("grownProcs=" + gmp.snapshot().procs() + " grownParallelism=" + jdk.getParallelism());
         widest.set(0);
-        awaitChunks(chunks, 400);
-        Thread.sleep(300);
+        // Four at once needs the four Ps to be in a chunk at the same instant, beside the
+        // exchangers and sleepers: wait for it (bounded), rather than for a fixed time.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (widest.get() < 4 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
         System.out.println("widestAt4=" + widest.get());
 
         System.out.println("jcmd=" + jcmd(args[0]).replace('\n', '|'));
