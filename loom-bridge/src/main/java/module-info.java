@@ -6,6 +6,7 @@ module io.loomgmp.bridge {
     requires transitive io.loomgmp.dispatcher;
     requires transitive java.instrument; // GmpAgent.premain
     requires java.management;
+    requires static jdk.management; // VirtualThreadSchedulerView: loaded only when jdk.management asks for it
 
     exports io.loomgmp.bridge;
 }

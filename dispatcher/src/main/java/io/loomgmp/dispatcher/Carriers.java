@@ -184,9 +184,7 @@ final class Carriers {
      * queue stays empty. Its timers stay in its heap: every carrier runs other Ps' due timers.
      */
     private void giveBack(Processor p) {
-        for (Runnable task; (task = p.runQueue.pollNext()) != null || (task = p.runQueue.poll()) != null; ) {
-            scheduling.global.putReady(task);
-        }
+        scheduling.moveQueueToGlobal(p);
         scheduling.lock.lock();
         try {
             p.holder = null;
@@ -293,29 +291,44 @@ final class Carriers {
      * carrier or a new one, which it returns. Returns null, changing nothing, if no carrier can be
      * had (all {@code maxCarriers} exist and none is idle) or {@code m} is no longer in that task;
      * also null if a new carrier could not be started (then {@code p}'s work went to the global
-     * queue and {@code p} is idle: see {@link #start}).
+     * queue and {@code p} is idle: see {@link #start}); and null when {@code p} was retired
+     * ({@link ProcResize}): then it was taken and given up, its queue on the global queue.
      */
     Carrier handOff(Processor p, Carrier m) {
-        Idle.Reservation carrier;
+        Idle.Reservation carrier = null;
+        boolean retired;
         scheduling.lock.lock();
         try {
             if (scheduling.shutdown.isTerminated()) {
                 return null;
             }
-            carrier = scheduling.idle.reserveCarrier();
-            if (carrier == null) {
-                return null;
+            // A retired P (ProcResize) is not handed on: taken from the blocked carrier, its
+            // queue goes to the global queue and it is given up, as its holder would at its next
+            // schedule. No carrier is needed for that.
+            retired = p.isRetired();
+            if (!retired) {
+                carrier = scheduling.idle.reserveCarrier();
+                if (carrier == null) {
+                    return null;
+                }
             }
             if (!p.retake(m)) {
-                scheduling.idle.unreserveCarrier(carrier);
+                if (carrier != null) {
+                    scheduling.idle.unreserveCarrier(carrier);
+                }
                 return null;
             }
-            p.holder = null; // in transit to the reserved carrier
+            p.holder = null; // in transit to the reserved carrier, or exclusively ours if retired
             detached = detached + 1; // until m's task returns (regainP)
             m.detachedFromP = true;
             handoffs.increment(); // before the P can run anything: snapshots see it first
         } finally {
             scheduling.lock.unlock();
+        }
+        if (retired) {
+            giveBack(p); // queue to the global queue; Idle.putP counts the retired P out
+            scheduling.idle.wakeP();
+            return null;
         }
         return scheduling.idle.handTo(carrier, p, false);
     }

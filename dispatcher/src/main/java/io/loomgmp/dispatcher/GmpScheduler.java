@@ -110,8 +110,30 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         return scheduling.name;
     }
 
+    /** Number of Ps (active ones): how many tasks run at once. Changed by {@link #setProcs}. */
     public int procs() {
         return scheduling.procs;
+    }
+
+    /**
+     * Changes the number of Ps at run time, as Go's {@code runtime.GOMAXPROCS} does (its
+     * {@code procresize}), under load and without losing or repeating a task. Growing makes new
+     * Ps (or activates retired ones again) and wakes carriers for them. Shrinking retires the Ps
+     * with the highest ids: an idle one at once; one that a carrier holds at that carrier's next
+     * scheduling point (its running virtual thread is asked to yield at its next preemption poll,
+     * as for a time slice; a plain task runs to its end first), when its queued tasks move to the
+     * global queue; its timers move to the remaining Ps before this returns. So for a moment
+     * after a shrink, more than {@code procs} tasks may still be running; {@link #snapshot()}
+     * reports the new count at once. Thread-safe; concurrent calls take effect one after the
+     * other. The JDK's {@code VirtualThreadSchedulerMXBean.setParallelism} calls this under the
+     * agent.
+     *
+     * @param procs the number of Ps, from 1 to {@link #maxCarriers()}
+     * @throws IllegalArgumentException if {@code procs} is below 1 or above {@link #maxCarriers()}
+     * @throws IllegalStateException if the scheduler is closed
+     */
+    public void setProcs(int procs) {
+        scheduling.resize.setProcs(procs);
     }
 
     public int maxCarriers() {
@@ -177,9 +199,17 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         }
     }
 
+    /**
+     * The scheduler's state in one line, read without locks (each figure exact at its own
+     * instant), e.g. {@code GmpScheduler[gmp, procs=2, idle Ps=0, carriers=3 (running 2, spinning 0,
+     * idle 1, blocked 0), max carriers=256, queued=14 (global 10, local [3 1]), timers=2, running]}:
+     * Ps, carriers by state, tasks waiting to run (the global queue, then each P's runnext and
+     * ring), pending timers, and whether it is running, closed or terminated. Under the agent,
+     * {@code jcmd <pid> Thread.vthread_scheduler} prints this.
+     */
     @Override
     public String toString() {
-        return "GmpScheduler[" + scheduling.name + ", procs=" + scheduling.procs + "]";
+        return scheduling.summary();
     }
 
     /** Configures a {@link GmpScheduler}. Every setter checks its argument at once. */

@@ -72,7 +72,10 @@ final class Idle {
 
     private final ReentrantLock lock;
     private final Scheduling scheduling;
-    private final ArrayDeque<Processor> idlePs = new ArrayDeque<>();
+    /** Replaced (under the lock) only by {@link #ensureRoom}. */
+    private ArrayDeque<Processor> idlePs = new ArrayDeque<>();
+    /** Ps the idle list holds without growing: {@code ArrayDeque(n)} takes n without a resize. Under the lock. */
+    private int idleRoom;
     private final ArrayDeque<Carrier> idleMs = new ArrayDeque<>();
     private volatile int idleProcs;
     private volatile int idleCarriers;
@@ -99,16 +102,40 @@ final class Idle {
         this.scheduling = scheduling;
     }
 
-    /** Must hold the scheduler lock. {@code p}'s queue must be empty and nobody may hold it. */
+    /**
+     * Must hold the scheduler lock. {@code p}'s queue must be empty and nobody may hold it. A
+     * retired P ({@link ProcResize}) does not go on the idle list: it is counted out of the
+     * retiring ones instead. Every path that gives a P up comes here, so an idle-listed P is
+     * always an active one. Allocates nothing while the list has the room that
+     * {@link #ensureRoom} made.
+     */
     void putP(Processor p) {
         p.holder = null;
         // After the holder's volatile write: a request sysmon made for the task that is gone is
         // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
         // (Preemption.request; jcstress: PreemptRequestVsIdle).
         Preemption.take(p);
-        idlePs.push(p);
-        idleProcs = idlePs.size();
+        if (p.isRetired()) {
+            scheduling.resize.retiredGivenUp(p);
+        } else {
+            idlePs.push(p);
+            idleProcs = idlePs.size();
+        }
         scheduling.shutdown.signalIfQuiescent();
+    }
+
+    /**
+     * Must hold the scheduler lock. Makes room on the idle P list for {@code procs} Ps, so that
+     * {@link #putP} never has to grow it (and so cannot fail) while a resize is half done. May
+     * throw an {@code OutOfMemoryError}, changing nothing.
+     */
+    void ensureRoom(int procs) {
+        if (procs > idleRoom) {
+            ArrayDeque<Processor> bigger = new ArrayDeque<>(procs);
+            bigger.addAll(idlePs); // the same order
+            idlePs = bigger;
+            idleRoom = procs;
+        }
     }
 
     /** Must hold the scheduler lock. Returns an idle P (now held by nobody), or {@code null}. */
@@ -330,7 +357,9 @@ final class Idle {
         spinning.decrementAndGet();
         Events.spinEnded(m, false);
         boolean work = !scheduling.global.isEmpty() || scheduling.anyTimerDue(System.nanoTime());
-        for (int i = 0; !work && i < scheduling.procs; i++) {
+        // Every P made, retired ones too: a retired P's holder moves its queue to the global queue
+        // and wakes a carrier itself, but looking costs nothing here.
+        for (int i = 0, n = scheduling.allocated; !work && i < n; i++) {
             work = !scheduling.allp[i].runQueue.isEmpty();
         }
         if (!work) {

@@ -40,8 +40,9 @@ final class Preemption {
     }
 
     /**
-     * Sysmon: asks the task running on {@code p}, which sysmon saw held as {@code seen}, to give
-     * the P up. Returns false if already asked, or if the P left that carrier meanwhile.
+     * Sysmon, or {@link ProcResize} retiring {@code p} (under the scheduler lock): asks the task
+     * running on {@code p}, which the caller saw held as {@code seen}, to give the P up. Any
+     * thread may call it: the flag changes only by CAS. Returns false if already asked, or if the P left that carrier meanwhile.
      *
      * <p>A request must not outlive its P's holder: a request left on an idle P would keep every
      * poll in the JVM on its slow path until the P is used again. The carrier that gives the P up

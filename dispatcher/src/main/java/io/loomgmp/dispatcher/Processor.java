@@ -5,7 +5,8 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A P: the right to run tasks, and the run queue that goes with it. There are exactly
- * {@code procs} of them.
+ * {@code procs} active ones; {@code setProcs} ({@link ProcResize}) retires the surplus and
+ * activates them again (P objects are made once and kept: their counters stay in the totals).
  *
  * <p>Ownership: a P is held by at most one carrier at a time ({@link #holder}, protocol in
  * {@link Lease}); it is handed from carrier to carrier only under the scheduler lock, which orders
@@ -39,6 +40,21 @@ final class Processor {
 
     /** Who holds this P and in which phase; see {@link Lease} for the protocol. */
     volatile Lease holder;
+
+    /**
+     * {@link ProcResize} retired this P: whoever holds it gives it up at its next scheduling
+     * point, its queue moved to the global queue, and it does not go back on the idle list.
+     * Written under the scheduler lock with setOpaque; read under the lock ({@link #isRetired}),
+     * or by the holder without it as a hint ({@link #retiredHint}) that it then acts on under
+     * the lock. See {@link ProcResize} for the whole protocol.
+     */
+    private boolean retired;
+
+    /**
+     * Retired but not given up yet: held by a carrier, in transit to one, or retaken by sysmon.
+     * Counted in {@link ProcResize#retiring()}. Under the scheduler lock.
+     */
+    boolean retiring;
 
     /** Sysmon asked the running task to give this P up; changed only through {@link Preemption}. */
     volatile boolean preemptRequested;
@@ -91,6 +107,27 @@ final class Processor {
     /** Sysmon: takes the P from {@code m}, which must be running a task. */
     boolean retake(Carrier m) {
         return HOLDER.compareAndSet(this, m.inTask, Lease.RETAKEN);
+    }
+
+    /** Must hold the scheduler lock ({@link ProcResize}). */
+    void setRetired(boolean retired) {
+        RETIRED.setOpaque(this, retired);
+    }
+
+    /** Must hold the scheduler lock: the writes are made under it, so a plain read is exact. */
+    boolean isRetired() {
+        return retired;
+    }
+
+    /**
+     * The holder, in its scheduling loop, at every schedule: whether this P was retired. Opaque,
+     * not volatile: it orders nothing (the holder acts on it only under the scheduler lock,
+     * which orders everything the resizer wrote before it), it only has to be seen eventually,
+     * and an opaque read cannot be hoisted out of the loop. On x86 it is a plain load of a line
+     * the loop reads anyway.
+     */
+    boolean retiredHint() {
+        return (boolean) RETIRED.getOpaque(this);
     }
 
     /** Holder only. */
@@ -148,6 +185,7 @@ final class Processor {
     private static final VarHandle READY_TAKEN_AT;
     private static final VarHandle HOLDER;
     private static final VarHandle LATENCY;
+    private static final VarHandle RETIRED;
 
     static {
         try {
@@ -155,6 +193,7 @@ final class Processor {
             READY_TAKEN_AT = MethodHandles.lookup().findVarHandle(Processor.class, "readyTakenAt", long.class);
             HOLDER = MethodHandles.lookup().findVarHandle(Processor.class, "holder", Lease.class);
             LATENCY = MethodHandles.lookup().findVarHandle(Processor.class, "latency", LatencyRecorder.class);
+            RETIRED = MethodHandles.lookup().findVarHandle(Processor.class, "retired", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

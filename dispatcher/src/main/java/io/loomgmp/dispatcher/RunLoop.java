@@ -65,12 +65,28 @@ final class RunLoop {
 
     private final Scheduling scheduling;
     private final Idle idle;
-    private final int[] stealStrides;
+    /**
+     * The random victim orders for the Ps made so far; replaced when more Ps are made
+     * ({@link ProcResize}). A plain field: the object is immutable with final fields, so a thief
+     * that reads a stale or a fresh one sees it whole, and a stale one is replaced at its next use.
+     */
+    private StealOrder stealOrder;
+
+    /** Strides coprime with {@code procs}, so that {@code i = (i + stride) % procs} visits every P once (Go's randomOrder). */
+    private static final class StealOrder {
+        final int procs;
+        final int[] strides;
+
+        StealOrder(int procs) {
+            this.procs = procs;
+            this.strides = coprimesOf(procs);
+        }
+    }
 
     RunLoop(Scheduling scheduling) {
         this.scheduling = scheduling;
         this.idle = scheduling.idle;
-        this.stealStrides = coprimesOf(scheduling.procs);
+        this.stealOrder = new StealOrder(scheduling.allocated);
     }
 
     /** Carrier {@code m}'s loop: take the handed P, then find and run tasks until it ends. */
@@ -167,6 +183,15 @@ final class RunLoop {
     private Runnable findRunnable(Carrier m) {
         Processor p = m.p;
         while (true) {
+            // R. Retired by setProcs (ProcResize): move its queue to the global queue and give
+            // it up. An opaque read, not a fence: the decision is made under the lock.
+            if (p.retiredHint()) {
+                p = giveUpP(m, scheduling.moveQueueToGlobal(p));
+                if (p == null) {
+                    return null;
+                }
+                continue;
+            }
             // 0. This P's due timers (Go's checkTimers): a sleeper's wake-up never queues behind
             // CPU-bound work; its task lands in runnext and runs next.
             if (!p.timers.isEmpty()) {
@@ -237,29 +262,44 @@ final class RunLoop {
                     return task;
                 }
             }
-            // 8. Nothing: give up the P.
-            scheduling.lock.lock();
-            try {
-                release(m);
-            } finally {
-                scheduling.lock.unlock();
-            }
-            // 9. The spinning-to-idle transition: "not spinning" first, then a re-check of every
-            // queue (Idle explains why, and takes a P back if the re-check finds work).
-            if (m.spinning) {
-                Processor found = idle.spinnerFoundNothing(m);
-                if (found != null) {
-                    p = found;
-                    continue;
-                }
-            }
-            // 10. Park until a waker hands us a P (Carriers.park re-checks the global queue and
-            // the timers first, and may sleep until the earliest timer).
-            if (!scheduling.carriers.park(m)) {
+            // 8-10. Nothing: give up the P, then look for one again or park.
+            p = giveUpP(m, false);
+            if (p == null) {
                 return null;
             }
-            p = m.p;
         }
+    }
+
+    /**
+     * Carrier {@code m} gives up its P, whose queue is empty (it found nothing, or moved it all to
+     * the global queue: {@code moved}), and looks for a P again. Returns the P it then holds, or
+     * {@code null} once the scheduler has terminated (or m retired after its keep-alive).
+     */
+    private Processor giveUpP(Carrier m, boolean moved) {
+        // 8. Give up the P: onto the idle list, or counted out if it was retired (Idle.putP).
+        scheduling.lock.lock();
+        try {
+            release(m);
+        } finally {
+            scheduling.lock.unlock();
+        }
+        if (moved) {
+            idle.wakeP(); // a retired P's queue went to the global queue: a carrier for it
+        }
+        // 9. The spinning-to-idle transition: "not spinning" first, then a re-check of every
+        // queue (Idle explains why, and takes a P back if the re-check finds work).
+        if (m.spinning) {
+            Processor found = idle.spinnerFoundNothing(m);
+            if (found != null) {
+                return found;
+            }
+        }
+        // 10. Park until a waker hands us a P (Carriers.park re-checks the global queue and
+        // the timers first, and may sleep until the earliest timer).
+        if (!scheduling.carriers.park(m)) {
+            return null;
+        }
+        return m.p;
     }
 
     /**
@@ -304,12 +344,14 @@ final class RunLoop {
      * then returns what they put on {@code p}, or {@code null}.
      */
     private Runnable runOthersDueTimers(Carrier m, Processor p) {
-        if (scheduling.procs == 1) {
+        int n = scheduling.allocated; // retired Ps too: a timer that could not be moved stays there
+        if (n == 1) {
             return null;
         }
         long now = 0;
         boolean ran = false;
-        for (Processor other : scheduling.allp) {
+        for (int i = 0; i < n; i++) {
+            Processor other = scheduling.allp[i];
             if (other != p && !other.timers.isEmpty()) {
                 if (now == 0) {
                     now = System.nanoTime();
@@ -358,15 +400,24 @@ final class RunLoop {
      * the first non-empty ring found. Victims' runnext only on the last pass.
      */
     private Runnable stealWork(Carrier m, Processor p) {
-        if (scheduling.procs == 1) {
+        // Every P made: a retired P still held has a queue worth stealing (its task may run for
+        // a while before its carrier gives it up); an idle or given-up one is skipped below.
+        int n = scheduling.allocated;
+        if (n == 1) {
             return null;
         }
+        StealOrder order = stealOrder;
+        if (order.procs != n) {
+            order = new StealOrder(n);
+            stealOrder = order; // racy but safe: immutable, final fields; the same for every writer
+        }
+        int[] stealStrides = order.strides;
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int pass = 0; pass < STEAL_PASSES; pass++) {
             boolean lastPass = pass == STEAL_PASSES - 1;
-            int start = random.nextInt(scheduling.procs);
+            int start = random.nextInt(n);
             int stride = stealStrides[random.nextInt(stealStrides.length)];
-            for (int k = 0, i = start; k < scheduling.procs; k++, i = (i + stride) % scheduling.procs) {
+            for (int k = 0, i = start; k < n; k++, i = (i + stride) % n) {
                 Processor victim = scheduling.allp[i];
                 if (victim == p || victim.holder == null) {
                     continue; // idle Ps have empty queues

@@ -27,7 +27,12 @@ public final class SchedulerFailure extends RuntimeException {
          * A scheduling-latency sample could not be taken or recorded; the task was queued or run
          * as usual, untimed.
          */
-        LATENCY_SAMPLE
+        LATENCY_SAMPLE,
+        /**
+         * Moving a retired P's timers to the remaining Ps failed ({@link GmpScheduler#setProcs});
+         * the timers not moved stay in the retired P's heap, where carriers still run them.
+         */
+        RESIZE
     }
 
     private final Site site;

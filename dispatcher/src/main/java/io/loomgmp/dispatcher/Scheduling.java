@@ -48,10 +48,21 @@ final class Scheduling {
     static final long MAX_TIMER_DELAY_NANOS = Long.MAX_VALUE >> 2;
 
     final String name;
-    final int procs;
+    /**
+     * Active Ps: {@code allp[0, procs)}. Written under the lock by {@link ProcResize} only, after
+     * {@link #allocated}; volatile for lock-free readers, which read it once and index below it.
+     */
+    volatile int procs;
+    /**
+     * Ps made so far, active or retired: {@code allp[0, allocated)}; only grows. Written under the
+     * lock by {@link ProcResize} after the Ps it covers; loops over every P's queue, timers or
+     * counters read it once and index below it.
+     */
+    volatile int allocated;
     final int maxCarriers;
     final Duration timeSlice;
     final Duration keepAlive;
+    /** Room for {@code maxCarriers} Ps, the bound of {@code procs}; filled up to {@link #allocated}. */
     final Processor[] allp;
     final GlobalQueue global = new GlobalQueue();
     final ReentrantLock lock = new ReentrantLock();
@@ -61,6 +72,7 @@ final class Scheduling {
     final Idle idle = new Idle(lock, this);
     final Shutdown shutdown = new Shutdown(this);
     final Carriers carriers;
+    final ProcResize resize = new ProcResize(this);
     final RunLoop loop;
     final Sysmon sysmon;
     private final Thread.UncaughtExceptionHandler exceptionHandler;
@@ -98,14 +110,16 @@ final class Scheduling {
         this.keepAlive = keepAlive;
         this.exceptionHandler = exceptionHandler;
         this.carrierLocator = carrierLocator;
-        this.allp = new Processor[procs];
+        this.allp = new Processor[maxCarriers];
         this.carriers = new Carriers(this, carrierFactory != null ? carrierFactory : Carriers.defaultFactory(name));
         lock.lock();
         try {
+            idle.ensureRoom(procs);
             for (int i = procs - 1; i >= 0; i--) { // pushed in reverse so P0 is handed out first
                 allp[i] = new Processor(i);
                 idle.putP(allp[i]);
             }
+            this.allocated = procs;
         } finally {
             lock.unlock();
         }
@@ -277,6 +291,12 @@ final class Scheduling {
         Processor p = m != null && m.p != null ? m.p : allp[ThreadLocalRandom.current().nextInt(procs)];
         long when = System.nanoTime() + Math.clamp(delayNanos, 0, MAX_TIMER_DELAY_NANOS);
         Timer timer = p.timers.add(task, when);
+        if (timer == null) {
+            // p was retired (setProcs): its heap takes no more timers, its own move elsewhere.
+            // P0 is never retired.
+            p = allp[0];
+            timer = p.timers.add(task, when);
+        }
         if (p.timers.isEarliest(timer)) {
             // A virtual thread's timeout is added by its carrier as it unmounts: if that P has
             // nothing else to do, the carrier is about to park, and then sleeps for this timer.
@@ -290,8 +310,8 @@ final class Scheduling {
     /** Any thread: delay from {@code now} to the earliest timer of any P (0 if due), or -1 if none. */
     long timerDelay(long now) {
         long delay = -1;
-        for (Processor p : allp) {
-            TimerHeap heap = p.timers;
+        for (int i = 0, n = allocated; i < n; i++) { // retired Ps too: see ProcResize's failure model
+            TimerHeap heap = allp[i].timers;
             if (!heap.isEmpty()) {
                 long d = Math.max(0, heap.nextWhen() - now);
                 if (delay < 0 || d < delay) {
@@ -304,8 +324,8 @@ final class Scheduling {
 
     /** Any thread: whether a timer of any P is due at {@code now}. */
     boolean anyTimerDue(long now) {
-        for (Processor p : allp) {
-            if (p.timers.hasDue(now)) {
+        for (int i = 0, n = allocated; i < n; i++) {
+            if (allp[i].timers.hasDue(now)) {
                 return true;
             }
         }
@@ -358,6 +378,50 @@ final class Scheduling {
         shutdown.close();
     }
 
+    /**
+     * Owner of {@code p} (holding it, or exclusively: in transit, retaken, failing): moves its
+     * runnext and ring to the global ready lane; returns whether it moved any. Accepted work: queued
+     * even if closed.
+     */
+    boolean moveQueueToGlobal(Processor p) {
+        boolean moved = false;
+        for (Runnable task; (task = p.runQueue.pollNext()) != null || (task = p.runQueue.poll()) != null; ) {
+            global.putReady(task);
+            moved = true;
+        }
+        return moved;
+    }
+
+    /**
+     * Any thread, no lock: a one-line description of the scheduler's state, for
+     * {@code GmpScheduler.toString} (and so for {@code jcmd Thread.vthread_scheduler} under the
+     * agent). Racy reads: each figure is exact only at its own instant.
+     */
+    String summary() {
+        int active = procs;
+        int local = 0;
+        int timers = 0;
+        StringBuilder queues = new StringBuilder();
+        for (int i = 0; i < active; i++) {
+            Processor p = allp[i];
+            int n = p.runQueue.size() + (p.runQueue.hasNext() ? 1 : 0);
+            local += n;
+            timers += p.timers.pending();
+            queues.append(i == 0 ? "" : " ").append(n);
+        }
+        int carrierCount = idle.carriers();
+        int spinning = idle.spinning();
+        int idleCarriers = idle.idleCarriers();
+        int blocked = carriers.detached();
+        int global = this.global.size();
+        String state = shutdown.isTerminated() ? "terminated" : shutdown.isClosed() ? "closed" : "running";
+        return "GmpScheduler[" + name + ", procs=" + active + ", idle Ps=" + Math.min(active, idle.idleProcs())
+                + ", carriers=" + carrierCount + " (running " + Math.max(0, carrierCount - spinning - idleCarriers - blocked)
+                + ", spinning " + spinning + ", idle " + idleCarriers + ", blocked " + blocked + ")"
+                + ", max carriers=" + maxCarriers + ", queued=" + (global + local) + " (global " + global
+                + ", local [" + queues + "]), timers=" + timers + ", " + state + "]";
+    }
+
     // ---------------------------------------------------------------- snapshot
 
     /**
@@ -383,15 +447,24 @@ final class Scheduling {
 
     /** Any thread; never throws for a task it cannot describe (see {@link #describe}). */
     SchedulerSnapshot snapshot() {
-        List<SchedulerSnapshot.ProcessorSnapshot> ps = new ArrayList<>(procs);
+        // procs before allocated: allocated >= procs for any procs read (see ProcResize). The
+        // list shows the active Ps; the totals count every P ever made, so that they never go
+        // down when Ps are retired.
+        int active = procs;
+        int made = allocated;
+        List<SchedulerSnapshot.ProcessorSnapshot> ps = new ArrayList<>(active);
         long[] totals = new long[Counter.values().length];
         long timersFired = 0;
         long now = System.nanoTime();
-        for (Processor p : allp) {
+        for (int i = 0; i < made; i++) {
+            Processor p = allp[i];
             for (Counter c : Counter.values()) {
                 totals[c.ordinal()] += p.counted(c);
             }
             timersFired += p.timers.fired();
+            if (i >= active) {
+                continue;
+            }
             Carrier m = p.owner();
             Runnable task = m == null ? null : m.runningTask();
             long tasksRun = p.counted(Counter.TASKS_RUN);
@@ -405,7 +478,7 @@ final class Scheduling {
         int idleCarriers = idle.idleCarriers();
         int blocked = carriers.detached();
         return new SchedulerSnapshot(
-                name, procs, idle.idleProcs(), carrierCount,
+                name, active, Math.min(active, idle.idleProcs()), carrierCount,
                 Math.max(0, carrierCount - spinning - idleCarriers - blocked), spinning, idleCarriers, blocked,
                 global.size(), List.copyOf(ps),
                 totals[Counter.TASKS_RUN.ordinal()],
@@ -432,8 +505,8 @@ final class Scheduling {
         long[][] counts = new long[sources][LatencyHistogram.BUCKETS];
         long[] totals = new long[sources];
         long[] maxima = new long[sources];
-        for (Processor p : allp) {
-            LatencyRecorder recorder = p.latencyRecorderIfAny();
+        for (int i = 0, n = allocated; i < n; i++) {
+            LatencyRecorder recorder = allp[i].latencyRecorderIfAny();
             if (recorder != null) {
                 recorder.addTo(counts, totals, maxima);
             }

@@ -66,12 +66,14 @@ final class Shutdown {
     }
 
     /**
-     * Must hold the lock. Every P idle, the global queue empty, and no carrier still running a
-     * task whose P sysmon handed off: such a task can still submit work.
+     * Must hold the lock. Every P idle, the global queue empty, no carrier still running a
+     * task whose P sysmon handed off (such a task can still submit work), and no retired P
+     * still held ({@link ProcResize}).
      */
     private boolean isQuiescent() {
         return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty()
-                && scheduling.carriers.detached() == 0;
+                && scheduling.carriers.detached() == 0
+                && scheduling.resize.retiring() == 0; // a retired P still held may hold queued work
     }
 
     /**

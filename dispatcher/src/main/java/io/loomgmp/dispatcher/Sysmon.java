@@ -115,6 +115,11 @@ final class Sysmon implements Runnable {
 
     private final Scheduling scheduling;
     private final long timeSliceNanos;
+    /**
+     * One per P made, by id ({@code watches[i]} for {@code allp[i]}): written before the P's id
+     * is published through {@code Scheduling.allocated} ({@link #ensureWatches}, which
+     * {@link ProcResize} calls first), and read only below it.
+     */
     private final Watch[] watches;
     /** Sysmon's thread only. */
     private final CollectionSentinel collectionSentinel = new CollectionSentinel();
@@ -204,12 +209,23 @@ final class Sysmon implements Runnable {
         this.scheduling = scheduling;
         this.enabled = enabled;
         this.timeSliceNanos = scheduling.timeSlice.toNanos();
-        this.watches = new Watch[scheduling.procs];
-        for (int i = 0; i < watches.length; i++) {
-            watches[i] = new Watch();
-        }
+        this.watches = new Watch[scheduling.allp.length];
+        ensureWatches(scheduling.procs);
         this.thread = new Thread(null, this, scheduling.name + "-sysmon", 0, false);
         thread.setDaemon(true);
+    }
+
+    /**
+     * The constructor, or {@link ProcResize} before it publishes Ps up to {@code procs}: makes the
+     * watches of Ps {@code [0, procs)} that have none. May throw an {@code OutOfMemoryError}:
+     * the watches made stay, unused until their P exists.
+     */
+    void ensureWatches(int procs) {
+        for (int i = 0; i < procs; i++) {
+            if (watches[i] == null) {
+                watches[i] = new Watch();
+            }
+        }
     }
 
     /**
@@ -287,7 +303,7 @@ final class Sysmon implements Runnable {
             watch();
         } finally {
             for (Watch watch : watches) {
-                if (watch.nativeState != null) {
+                if (watch != null && watch.nativeState != null) {
                     watch.nativeState.close();
                 }
             }
@@ -377,8 +393,8 @@ final class Sysmon implements Runnable {
 
     /** Whether some P took a task from the global ready lane after {@code since}. */
     private boolean readyServedSince(long since) {
-        for (Processor p : scheduling.allp) {
-            if (p.readyTakenAt() - since > 0) {
+        for (int i = 0, n = scheduling.procs; i < n; i++) {
+            if (scheduling.allp[i].readyTakenAt() - since > 0) {
                 return true;
             }
         }
@@ -398,7 +414,9 @@ final class Sysmon implements Runnable {
 
     private boolean allIdle() {
         // Timers do not keep sysmon awake: a parked carrier sleeps until the earliest one (Idle).
-        return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty();
+        // A retired P still held may run a task: sysmon keeps watching it until it is given up.
+        return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty()
+                && scheduling.resize.retiring() == 0;
     }
 
     /** One round over the Ps; true if it requested a preemption or handed a P off. */
@@ -416,7 +434,9 @@ final class Sysmon implements Runnable {
         // the ready lane moves and nobody needs to give way.
         boolean readyWaits = scheduling.global.readySize() > 0 && scheduling.idle.idleProcs() == 0
                 && !readyServedSince(now - GIVE_WAY_AFTER_NANOS);
-        for (int i = 0; i < watches.length; i++) {
+        // Every P made, retired ones too: one still held gets preemption requests and hand-offs
+        // like any other (Carriers.handOff retires it instead of handing it on).
+        for (int i = 0, n = scheduling.allocated; i < n; i++) {
             Processor p = scheduling.allp[i];
             Watch watch = watches[i];
             Lease lease = p.holder;

@@ -64,15 +64,24 @@ final class TimerHeap {
     private volatile int cancelledCount;
     /** Timers run from this heap; for snapshots. Written under the lock. */
     private volatile long fired;
+    /**
+     * The P is retired ({@link ProcResize}): the heap takes no new timer, so that the timers it
+     * holds can be moved to the remaining Ps once and for all. Under the lock.
+     */
+    private boolean closed;
 
     /**
-     * Any thread. Adds a timer that runs {@code task} at {@code when}; returns it. Whether it is
-     * now the heap's earliest can be read from {@link #isEarliest}.
+     * Any thread. Adds a timer that runs {@code task} at {@code when}; returns it, or {@code null}
+     * if the heap is closed (its P was retired: the caller adds to another P's heap). Whether it
+     * is now the heap's earliest can be read from {@link #isEarliest}.
      */
     Timer add(Runnable task, long when) {
         Timer timer = new Timer(this, task, when);
         lock.lock();
         try {
+            if (closed) {
+                return null;
+            }
             compactIfMostlyCancelled();
             int n = count;
             if (n == heap.length) {
@@ -130,6 +139,91 @@ final class TimerHeap {
             return taken;
         } finally {
             lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- moving a retired P's timers
+
+    /**
+     * {@link ProcResize} only. Closes the heap to new timers ({@link #add} returns null from now
+     * on), or opens it again when its P is activated again.
+     */
+    void setClosed(boolean closed) {
+        lock.lock();
+        try {
+            this.closed = closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link ProcResize} only, on a closed heap. The timers not cancelled, copied: they stay in
+     * the heap (and due ones keep running from it) until {@link #clear}. May throw an
+     * {@code OutOfMemoryError}, changing nothing.
+     */
+    Timer[] liveTimers() {
+        lock.lock();
+        try {
+            int n = count;
+            Timer[] live = new Timer[n];
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                if (!heap[i].isDone()) {
+                    live[k++] = heap[i];
+                }
+            }
+            return Arrays.copyOf(live, k);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link ProcResize} only, on a closed heap whose {@link #liveTimers} were all added to other
+     * heaps ({@link #addMoved}): drops every timer left. No timer was added since the copy (the
+     * heap is closed), so each dropped one was copied, or taken and run meanwhile.
+     */
+    void clear() {
+        lock.lock();
+        try {
+            int n = count;
+            for (int i = 0; i < n; i++) {
+                heap[i].takenOut();
+                heap[i] = null;
+            }
+            count = 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Any thread: adds a timer that runs {@code moved} (a timer of a retired P's heap) when it is
+     * due; returns the new timer, or null if this heap is closed too. {@code moved} stays the
+     * caller's {@code Future}: cancelling it makes this timer's run a no-op, and a {@code FutureTask}
+     * runs at most once, so a timer that both heaps hold for a moment runs once. What the task
+     * throws is thrown again, so that the loop reports it as for any timer.
+     */
+    Timer addMoved(Timer moved) {
+        return add(new Moved(moved), moved.when);
+    }
+
+    /** A timer moved from a retired P's heap, run from this one. */
+    private record Moved(Timer timer) implements Runnable {
+        @Override
+        public void run() {
+            timer.run();
+            if (timer.state() == java.util.concurrent.Future.State.FAILED) {
+                Throwable failure = timer.exceptionNow(); // a Runnable's: unchecked
+                if (failure instanceof RuntimeException e) {
+                    throw e;
+                }
+                if (failure instanceof Error e) {
+                    throw e;
+                }
+                throw new IllegalStateException(failure);
+            }
         }
     }
 

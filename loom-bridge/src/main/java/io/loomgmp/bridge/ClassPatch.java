@@ -50,11 +50,13 @@ final class ClassPatch {
     static final int ACC_STATIC = 0x0008;
     static final int GETSTATIC = 0xB2;
     static final int INVOKESTATIC = 0xB8;
+    static final int INVOKEINTERFACE = 0xB9;
     private static final int TAG_UTF8 = 1; // written by ClassBytesOutput.utf8Entry
     private static final int TAG_CLASS = 7;
     private static final int TAG_FIELDREF = 9;
     private static final int TAG_METHODREF = 10;
     private static final int TAG_NAME_AND_TYPE = 12;
+    private static final int TAG_INTERFACE_METHODREF = 11;
 
     private final byte[] bytes;
     /** Offset of each constant pool entry's tag, by index; 0 for index 0 and the slot after a long or double. */
@@ -145,7 +147,36 @@ final class ClassPatch {
         return reads;
     }
 
-    /** Appends a {@code Methodref} (with its class, name-and-type and strings); returns its index. */
+    /**
+     * The offsets, in the class file, of the {@code invokeinterface} instructions in
+     * {@code method}'s code that call {@code owner.name} (any descriptor).
+     */
+    List<Integer> interfaceCalls(Method method, String owner, String name) {
+        List<Integer> calls = new ArrayList<>(1);
+        if (method.code() < 0) {
+            return calls;
+        }
+        int codeStart = method.code() + 14;
+        int codeEnd = codeStart + s4(bytes, method.code() + 10);
+        require(codeEnd <= bytes.length, "code past the end");
+        for (int at = codeStart; at < codeEnd; at += instructionSize(bytes, codeStart, at, codeEnd)) {
+            if ((bytes[at] & 0xFF) == INVOKEINTERFACE && isMemberRef(TAG_INTERFACE_METHODREF, u2(bytes, at + 1), owner, name)) {
+                calls.add(at);
+            }
+        }
+        return calls;
+    }
+
+    /**
+     * Replaces the instruction at {@code at}, of {@code replacement.length} bytes, by the
+     * instructions in {@code replacement}: nothing moves. The caller makes sure the stack effect
+     * is the same and that no branch lands inside.
+     */
+    void replaceSameSize(int at, byte[] replacement) {
+        replacements.add(new Object[] {at, replacement.clone()});
+    }
+
+        /** Appends a {@code Methodref} (with its class, name-and-type and strings); returns its index. */
     int methodref(String owner, String name, String descriptor) {
         return memberRef(TAG_METHODREF, owner, name, descriptor);
     }
@@ -414,7 +445,11 @@ final class ClassPatch {
     }
 
     private boolean isFieldref(int index, String owner, String name) {
-        int at = entry(index, TAG_FIELDREF);
+        return isMemberRef(TAG_FIELDREF, index, owner, name);
+    }
+
+    private boolean isMemberRef(int tag, int index, String owner, String name) {
+        int at = entry(index, tag);
         int nameAndType = entry(u2(bytes, at + 3), TAG_NAME_AND_TYPE);
         return className(u2(bytes, at + 1)).equals(owner) && utf8(u2(bytes, nameAndType + 1)).equals(name);
     }

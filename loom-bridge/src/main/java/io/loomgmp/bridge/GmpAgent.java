@@ -22,6 +22,11 @@ import java.util.Set;
  *       default scheduler and, unless {@code timers=false}, {@code schedule}, so that virtual
  *       threads' timeouts become timers of GMP's Ps. Should that method have another shape, one
  *       warning line says so and the JDK's timer threads stay in use.</li>
+ *   <li>Register {@link VirtualThreadSchedulerImplsRewriter} and {@link JcmdSchedulerRewriter}, so
+ *       that the JDK's {@code VirtualThreadSchedulerMXBean} and {@code jcmd Thread.vthread_scheduler}
+ *       describe (and the MXBean's {@code setParallelism} resizes) GMP. Their classes load only
+ *       when management or jcmd is used, and are rewritten then; a shape they do not know costs
+ *       one warning line and leaves the JDK's view.</li>
  *   <li>Answer the JDK's spin heuristic for GMP carriers: define {@link QueuedWorkHook} and
  *       retransform {@code ForkJoinWorkerThread} ({@link ForkJoinWorkerThreadRewriter}). Should
  *       that JDK method have another shape, one warning line says what is lost, and start-up
@@ -88,8 +93,12 @@ public final class GmpAgent {
         boolean timers = settings.timers();
         String timersProblem = timers ? VirtualThreadRewriter.timersFieldProblem(virtualThread) : null;
         timers &= timersProblem == null;
-        SchedulerHook.define(ContinuationExecutor.on(scheduler), timers);
+        SchedulerHook.define(ContinuationExecutor.on(scheduler), timers, new VirtualThreadSchedulerView.Maker(scheduler));
         Gmp.install(scheduler);
+        // The JDK's own windows on the scheduler show GMP: the scheduler MXBean and jcmd's
+        // Thread.vthread_scheduler. Their classes load only when used; they are rewritten then.
+        instrumentation.addTransformer(new VirtualThreadSchedulerImplsRewriter(System.err), true);
+        instrumentation.addTransformer(new JcmdSchedulerRewriter(System.err), true);
 
         // The rewriter checks the rest of the shape on the bytes the JVM hands it.
         VirtualThreadRewriter rewriter = new VirtualThreadRewriter(timers);

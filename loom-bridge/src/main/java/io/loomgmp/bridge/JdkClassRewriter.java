@@ -22,6 +22,11 @@ abstract class JdkClassRewriter implements ClassFileTransformer {
         this.internalName = internalName;
     }
 
+    /** The class this rewrites, with dots ({@code java.lang.VirtualThread}). */
+    String className() {
+        return internalName.replace('/', '.');
+    }
+
     /** Rewrites the class's bytes; a result with no sites leaves the class as it is. */
     abstract Rewrite apply(byte[] classBytes);
 

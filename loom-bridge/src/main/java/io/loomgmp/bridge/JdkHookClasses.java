@@ -25,6 +25,7 @@ public final class JdkHookClasses {
     private static final ClassDesc CD_EXECUTOR = ClassDesc.of("java.util.concurrent.Executor");
     private static final ClassDesc CD_METHOD_HANDLE = ClassDesc.of("java.lang.invoke.MethodHandle");
     private static final ClassDesc CD_SUPPLIER = ClassDesc.of("java.util.function.BooleanSupplier");
+    private static final ClassDesc CD_OBJECT_SUPPLIER = ClassDesc.of("java.util.function.Supplier");
     private static final ClassDesc CD_ILLEGAL_STATE = ClassDesc.of("java.lang.IllegalStateException");
 
     private JdkHookClasses() {
@@ -69,10 +70,25 @@ public final class JdkHookClasses {
     static byte[] schedulerHook() {
         ClassDesc self = ClassDesc.of(SchedulerHook.CLASS_NAME);
         MethodTypeDesc schedule = MethodTypeDesc.ofDescriptor(SchedulerHook.SCHEDULE_DESCRIPTOR);
+        MethodTypeDesc mxbean = MethodTypeDesc.ofDescriptor(SchedulerHook.MXBEAN_DESCRIPTOR);
+        // Public, with public scheduler() and virtualThreadSchedulerMXBean(): called from
+        // jdk.internal.vm.JcmdVThreadCommands and jdk.management's VirtualThreadSchedulerImpls,
+        // outside java.lang. The fields stay package-private.
         return ClassFile.of().build(self, type -> type
-                .withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC)
+                .withFlags(ClassFile.ACC_PUBLIC | ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC)
                 .withField(SchedulerHook.FIELD, CD_EXECUTOR, ClassFile.ACC_STATIC | ClassFile.ACC_VOLATILE)
                 .withField(SchedulerHook.TIMERS_FIELD, CD_METHOD_HANDLE, ClassFile.ACC_STATIC | ClassFile.ACC_VOLATILE)
+                .withField(SchedulerHook.MXBEAN_FIELD, CD_OBJECT_SUPPLIER, ClassFile.ACC_STATIC | ClassFile.ACC_VOLATILE)
+                .withMethodBody(SchedulerHook.MXBEAN_METHOD, mxbean, ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC, code -> {
+                    Label none = code.newLabel();
+                    code.getstatic(self, SchedulerHook.MXBEAN_FIELD, CD_OBJECT_SUPPLIER)
+                            .dup()
+                            .ifnull(none)
+                            .invokeinterface(CD_OBJECT_SUPPLIER, "get", MethodTypeDesc.of(ConstantDescs.CD_Object))
+                            .areturn()
+                            .labelBinding(none)
+                            .areturn(); // the null
+                })
                 .withMethodBody(SchedulerHook.SCHEDULE_METHOD, schedule, ClassFile.ACC_STATIC, code -> {
                     Label jdk = code.newLabel();
                     code.getstatic(self, SchedulerHook.TIMERS_FIELD, CD_METHOD_HANDLE)
@@ -90,7 +106,7 @@ public final class JdkHookClasses {
                             .areturn();
                 })
                 .withMethodBody(SchedulerHook.METHOD, MethodTypeDesc.ofDescriptor(SchedulerHook.METHOD_DESCRIPTOR),
-                        ClassFile.ACC_STATIC, code -> {
+                        ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC, code -> {
                             Label none = code.newLabel();
                             code.getstatic(self, SchedulerHook.FIELD, CD_EXECUTOR)
                                     .dup()

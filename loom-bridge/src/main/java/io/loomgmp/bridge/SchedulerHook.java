@@ -6,6 +6,7 @@ import java.lang.invoke.MethodType;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The class that the rewritten VirtualThread constructor calls for its scheduler. It has to be
@@ -16,10 +17,12 @@ import java.util.concurrent.TimeUnit;
  * is built ({@link JdkHookClasses}) and read from the agent's jar ({@link JdkHookClasses#read}).
  * It depends on {@code java.base} only:
  * <pre>
- * final class java.lang.LoomGmpSchedulerHook {
+ * public final class java.lang.LoomGmpSchedulerHook {
  *     static volatile Executor scheduler;                  // set once by the agent
  *     static volatile MethodHandle timers;                 // set once by the agent, if timers are on
- *     static Executor scheduler() {                        // called by VirtualThread.&lt;init&gt;
+ *     static volatile Supplier mxbean;                     // set once by the agent
+ *     // called by VirtualThread.&lt;init&gt;, and by JcmdVThreadCommands.printScheduler (JcmdSchedulerRewriter)
+ *     public static Executor scheduler() {
  *         Executor s = scheduler;
  *         if (s == null) throw new IllegalStateException(...);
  *         return s;
@@ -29,10 +32,18 @@ import java.util.concurrent.TimeUnit;
  *         MethodHandle t = timers;
  *         return t == null ? null : (Future) t.invokeExact(vthreadScheduler, task, delay, unit);
  *     }
+ *     // called by jdk.management's VirtualThreadSchedulerImpls.create (VirtualThreadSchedulerImplsRewriter):
+ *     // GMP's jdk.management.VirtualThreadSchedulerMXBean, or null for the JDK's own
+ *     public static Object virtualThreadSchedulerMXBean() {
+ *         Supplier m = mxbean;
+ *         return m == null ? null : m.get();
+ *     }
  * }
  * </pre>
- * The agent installs the scheduler and the timers before it rewrites VirtualThread, so neither
- * the exception nor the fallback is seen in practice. {@code timers} is {@link #timeout}: a timer
+ * The class and those two methods are public because classes outside {@code java.lang} call
+ * them; that exposes nothing an application could not reach already (the JDK's MXBean and
+ * {@code Thread.ofVirtual()}). The agent installs the scheduler and the timers before it
+ * rewrites VirtualThread, so neither the exception nor the fallback is seen in practice. {@code timers} is {@link #timeout}: a timer
  * of the thread's GMP scheduler, for a virtual thread on one.
  */
 final class SchedulerHook {
@@ -45,6 +56,9 @@ final class SchedulerHook {
             "(Ljava/util/concurrent/Executor;Ljava/lang/Runnable;JLjava/util/concurrent/TimeUnit;)Ljava/util/concurrent/Future;";
     static final String FIELD = "scheduler";
     static final String TIMERS_FIELD = "timers";
+    static final String MXBEAN_FIELD = "mxbean";
+    static final String MXBEAN_METHOD = "virtualThreadSchedulerMXBean";
+    static final String MXBEAN_DESCRIPTOR = "()Ljava/lang/Object;";
     private static final MethodType TIMEOUT_TYPE =
             MethodType.methodType(Future.class, Executor.class, Runnable.class, long.class, TimeUnit.class);
 
@@ -64,12 +78,13 @@ final class SchedulerHook {
 
     /**
      * Defines the hook in {@code java.lang} and installs {@code scheduler} in it, and, if
-     * {@code timers}, {@link #timeout} as its timers. The caller's module must have
+     * {@code timers}, {@link #timeout} as its timers, and {@code mxbean} (or none: null), the
+     * maker of the JDK's scheduler MXBean. The caller's module must have
      * {@code java.lang} opened to it.
      *
      * @throws IllegalStateException if a hook is already defined (the agent was loaded twice)
      */
-    static void define(Executor scheduler, boolean timers)
+    static void define(Executor scheduler, boolean timers, Supplier<Object> mxbean)
             throws IllegalAccessException, NoSuchFieldException, NoSuchMethodException {
         try {
             Class.forName(CLASS_NAME, false, null);
@@ -81,6 +96,9 @@ final class SchedulerHook {
         Class<?> hook = inJavaLang.defineClass(JdkHookClasses.read(CLASS_NAME));
         MethodHandles.Lookup inHook = MethodHandles.privateLookupIn(hook, MethodHandles.lookup());
         inHook.findStaticVarHandle(hook, FIELD, Executor.class).setVolatile(scheduler);
+        if (mxbean != null) {
+            inHook.findStaticVarHandle(hook, MXBEAN_FIELD, Supplier.class).setVolatile(mxbean);
+        }
         if (timers) {
             MethodHandle timeout = MethodHandles.lookup().findStatic(SchedulerHook.class, "timeout", TIMEOUT_TYPE);
             inHook.findStaticVarHandle(hook, TIMERS_FIELD, MethodHandle.class).setVolatile(timeout);

@@ -185,11 +185,13 @@ public final class GmpSchedulerMetrics implements MeterBinder {
 
         gauge(registry, "loomgmp.queue.global", BaseUnits.TASKS, "Tasks on the global queue", Tags.empty(),
                 SchedulerSnapshot::globalQueueLength);
-        for (int i = 0; i < scheduler.procs(); i++) { // procs is fixed when the scheduler is built
+        // One gauge per P there is at binding; a P retired since (GmpScheduler.setProcs) reads 0,
+        // and Ps added since have no gauge of their own (the global gauges still count them).
+        for (int i = 0; i < scheduler.procs(); i++) {
             int proc = i;
             gauge(registry, "loomgmp.queue.local", BaseUnits.TASKS,
                     "Tasks queued on the P, runnext included", Tags.of("proc", String.valueOf(proc)),
-                    s -> s.processors().get(proc).runnable());
+                    s -> proc < s.processors().size() ? s.processors().get(proc).runnable() : 0);
         }
 
         counter(registry, "loomgmp.tasks.run", BaseUnits.TASKS, "Tasks run, over all Ps",

@@ -1,0 +1,233 @@
+package io.loomgmp.dispatcher;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Changing the number of Ps at run time (Go's {@code procresize}, which {@code GOMAXPROCS}
+ * triggers), without stopping the world: Go resizes with every P stopped; here carriers keep
+ * running, so the change is a protocol between the resizer and each P's holder.
+ *
+ * <h2>What stays fixed, what moves</h2>
+ * {@code Scheduling.allp} has room for {@code maxCarriers} Ps, made when first needed and never
+ * dropped: a retired P keeps its counters and latency histograms in the totals, and comes back
+ * as the same object when the count grows again (as Go reuses {@code allp[i]}). Two volatile
+ * counts describe it: {@code allocated}, the Ps ever made (only grows; every loop that looks for
+ * work, timers or counters walks {@code allp[0, allocated)}), and {@code procs}, the active ones,
+ * always the lowest ids: {@code allp[0, procs)}. So P0 is never retired ({@code procs >= 1}).
+ *
+ * <h2>Growing</h2>
+ * Under the scheduler lock: Ps are made (before the lock, so that an {@code OutOfMemoryError}
+ * changes nothing), {@code allocated} is published (after the Ps and sysmon's watches are
+ * written: a reader that reads {@code allocated} first sees them built), then each new P goes on
+ * the idle list — or, if it was retired and its holder has not given it up yet, simply stays
+ * with that holder, active again — and last {@code procs} is written. After the lock, a
+ * {@link Idle#wakeP} starts a spinner, which wakes the next as it finds work (Go's
+ * {@code wakep} chain): the new Ps fill up from the global queue and by stealing.
+ *
+ * <h2>Shrinking</h2>
+ * Under the scheduler lock, each P from {@code newProcs} up is marked retired
+ * ({@link Processor#setRetired}). An idle one leaves the idle list at once (its queue is empty,
+ * the invariant of idle Ps). A held one (or one in transit to a carrier, or retaken by sysmon)
+ * is counted in {@link #retiring} and, if a carrier holds it, gets a preemption request, so
+ * that a virtual thread running there yields at its next poll. Then {@code procs} is written.
+ * <ul>
+ *   <li>The <b>holder</b> of a retired P reads {@link Processor#retiredHint} at every schedule
+ *       (top of {@code RunLoop.findRunnable}; an opaque read, no fence on the per-task path):
+ *       it moves the P's runnext and ring to the global ready lane, then under the lock gives
+ *       the P up ({@link Idle#putP}, which sees it retired: not put on the idle list, counted
+ *       out of {@link #retiring}) and wakes a carrier for what it moved; then it looks for
+ *       another P like any carrier that found nothing (spinner's re-check, then park).</li>
+ *   <li>A task running on a retired P may still push to its ring (its lease is still valid):
+ *       those tasks go with the rest at the holder's next schedule. Thieves steal from every
+ *       held P, retired ones included, so work queued behind a long task does not wait for it.</li>
+ *   <li>A carrier <b>blocked</b> in a task on a retired P: sysmon retakes the P as for a hand-off,
+ *       but retires it instead of handing it on ({@code Carriers.handOff}).</li>
+ *   <li>Every other path that gives a P up (a carrier that failed, a carrier that could not be
+ *       started, a waker that found no carrier) goes through {@link Idle#putP}, so a retired P
+ *       never reaches the idle list. Invariant: a P is on the idle list iff it is active and
+ *       idle; a retired P not given up yet is counted in {@link #retiring}; shutdown's
+ *       quiescence and sysmon's "every P idle" both require {@code retiring == 0}.</li>
+ *   <li><b>Timers</b>: after the lock, each retired P's heap is closed (an {@link TimerHeap#add}
+ *       to it returns null, and {@code Scheduling.schedule} uses P0 instead), its live timers are
+ *       copied to the remaining Ps ({@link TimerHeap#addMoved}, waking the timer sleeper if one
+ *       is now earliest), and the heap is cleared. Until it is cleared a timer may be in both
+ *       heaps: a {@code FutureTask} runs once, so it fires once.</li>
+ * </ul>
+ *
+ * <h2>Memory ordering</h2>
+ * Every change of {@code retired}, {@code retiring}, {@code procs}, {@code allocated} and the
+ * idle list is made under the scheduler lock; the holder reads the retired flag as a hint and
+ * decides under the lock, so the lock orders the two sides. Lock-free readers ({@code snapshot},
+ * sysmon, thieves, {@code schedule}) read {@code procs} (volatile) and then index
+ * {@code allp[0, procs)} or read {@code allocated} (volatile) and index {@code allp[0, allocated)}:
+ * {@code allocated} is written after the Ps it covers and before {@code procs}, so both ranges
+ * only ever hold built Ps. A reader that uses a stale {@code procs} sees one P too many or too
+ * few for a moment: a retired P is skipped as a thief's victim only if idle (empty), its heap
+ * refuses timers, and its counters stay in the totals, so nothing is lost either way.
+ *
+ * <h2>Failure</h2>
+ * {@link #setProcs} throws {@code IllegalArgumentException} (out of bounds) or
+ * {@code IllegalStateException} (closed) before changing anything. What can fail allocates: the
+ * new Ps, sysmon's watches and room on the idle list are made first, so an
+ * {@code OutOfMemoryError} there reaches the caller with nothing changed. The state changes under
+ * the lock allocate nothing. Moving a retired P's timers may fail (an {@code OutOfMemoryError}
+ * copying or growing a heap): that is reported ({@link SchedulerFailure.Site#RESIZE}), and the
+ * timers not moved stay in the retired P's heap, which every carrier's search for due timers and
+ * the timer sleeper still cover (they walk every allocated P), so they still fire, if later.
+ * Checked by {@code ProcResizeTest} and {@code ProcResizeStressTest}.
+ */
+final class ProcResize {
+    private final Scheduling scheduling;
+    /**
+     * Serialises {@link #setProcs} calls: the timer moves run after the scheduler lock, and must
+     * not interleave with a resize that activates the same P again.
+     */
+    private final ReentrantLock resizing = new ReentrantLock();
+    /** Retired Ps not given up yet ({@link Processor#retiring}). Under the scheduler lock; volatile for lock-free reads. */
+    private volatile int retiring;
+
+    ProcResize(Scheduling scheduling) {
+        this.scheduling = scheduling;
+    }
+
+    /** Any thread: retired Ps that a carrier (or sysmon, or a hand-over) still has. */
+    int retiring() {
+        return retiring;
+    }
+
+    /**
+     * Any thread. Makes {@code procs} Ps active; see the class comment.
+     *
+     * @throws IllegalArgumentException if {@code procs} is below 1 or above {@code maxCarriers}
+     * @throws IllegalStateException    if the scheduler is closed
+     */
+    void setProcs(int procs) {
+        Scheduling s = scheduling;
+        if (procs < 1 || procs > s.maxCarriers) {
+            throw new IllegalArgumentException("procs must be between 1 and maxCarriers (" + s.maxCarriers
+                    + "), was " + procs);
+        }
+        resizing.lock();
+        try {
+            // 1. Allocate everything first: an OutOfMemoryError here leaves the scheduler as it was.
+            int allocated = s.allocated; // changed only here, under resizing
+            Processor[] made = new Processor[Math.max(0, procs - allocated)];
+            for (int i = 0; i < made.length; i++) {
+                made[i] = new Processor(allocated + i);
+            }
+            s.sysmon.ensureWatches(procs); // read only for ids below allocated, published below
+            int old;
+            s.lock.lock();
+            try {
+                if (s.shutdown.isClosed()) {
+                    throw new IllegalStateException("scheduler " + s.name + " is closed");
+                }
+                s.idle.ensureRoom(procs); // may throw: still nothing changed
+                old = s.procs;
+                // 2. The change: allocates nothing, so it cannot fail half-way.
+                if (procs > old) {
+                    grow(old, procs, made);
+                } else if (procs < old) {
+                    shrink(procs, old);
+                }
+            } finally {
+                s.lock.unlock();
+            }
+            // 3. After the lock: the retired Ps' timers to the remaining Ps, or carriers for the new Ps.
+            if (procs < old) {
+                for (int i = procs; i < old; i++) {
+                    moveTimers(s.allp[i], procs);
+                }
+            } else if (procs > old) {
+                s.idle.wakeP(); // never throws; the spinner it starts wakes the next one
+            }
+        } finally {
+            resizing.unlock();
+        }
+    }
+
+    /** Must hold the lock: activates Ps {@code [old, procs)}; {@code made} the new ones from {@code allocated} on. */
+    private void grow(int old, int procs, Processor[] made) {
+        Scheduling s = scheduling;
+        int allocated = s.allocated;
+        for (int i = 0; i < made.length; i++) {
+            s.allp[allocated + i] = made[i];
+        }
+        if (made.length > 0) {
+            s.allocated = allocated + made.length; // volatile: publishes the Ps and watches written above
+        }
+        for (int i = old; i < procs; i++) {
+            Processor p = s.allp[i];
+            if (p.isRetired()) {
+                p.timers.setClosed(false);
+                p.setRetired(false);
+                if (p.retiring) {
+                    p.retiring = false;
+                    retiring = retiring - 1;
+                    continue; // its holder keeps it, active again
+                }
+            }
+            s.idle.putP(p); // room ensured: cannot fail
+        }
+        s.procs = procs; // last: lock-free readers index allp[0, procs)
+    }
+
+    /** Must hold the lock: retires Ps {@code [procs, old)}. */
+    private void shrink(int procs, int old) {
+        Scheduling s = scheduling;
+        for (int i = procs; i < old; i++) {
+            Processor p = s.allp[i];
+            p.setRetired(true);
+            if (s.idle.takeP(p)) {
+                continue; // idle: its queue is empty; its timers move after the lock
+            }
+            p.retiring = true;
+            retiring = retiring + 1;
+            Lease lease = p.holder;
+            if (lease != null && lease.carrier != null) {
+                // A virtual thread running there yields at its next poll; the loop gives the P
+                // up at its next schedule in any case (the request only makes that sooner).
+                Preemption.request(p, lease);
+            }
+        }
+        s.procs = procs;
+    }
+
+    /**
+     * Must hold the lock; from {@link Idle#putP}: retired {@code p} was given up by whoever had it.
+     */
+    void retiredGivenUp(Processor p) {
+        if (p.retiring) {
+            p.retiring = false;
+            retiring = retiring - 1;
+        }
+    }
+
+    /** After the lock: moves retired {@code p}'s timers to the active Ps {@code [0, procs)}. */
+    private void moveTimers(Processor p, int procs) {
+        Scheduling s = scheduling;
+        TimerHeap heap = p.timers;
+        heap.setClosed(true);
+        if (heap.isEmpty()) {
+            return;
+        }
+        try {
+            Timer[] live = heap.liveTimers();
+            for (int i = 0; i < live.length; i++) {
+                Processor to = s.allp[(p.id + i) % procs];
+                Timer moved = to.timers.addMoved(live[i]);
+                if (moved == null) { // cannot happen while resizes are serialised; P0 is never closed
+                    to = s.allp[0];
+                    moved = to.timers.addMoved(live[i]);
+                }
+                if (to.timers.isEarliest(moved)) {
+                    s.idle.timerAdded(moved.when, false); // the sleeper may sleep past it
+                }
+            }
+            heap.clear();
+        } catch (Throwable failure) {
+            s.failures.report(SchedulerFailure.Site.RESIZE, failure,
+                    "the timers of retired " + p + " not moved stay in its heap, which every carrier still runs");
+        }
+    }
+}

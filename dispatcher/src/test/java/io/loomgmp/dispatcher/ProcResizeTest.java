@@ -1,0 +1,257 @@
+package io.loomgmp.dispatcher;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link GmpScheduler#setProcs} ({@link ProcResize}): bounds, the P count that work actually
+ * runs on after growing and shrinking, a retired P's queue and timers moving on, and the failure
+ * seams (carriers that cannot be started for new Ps, a carrier failing while it holds a retired
+ * P). Nothing here is timed: every wait is a bound that fails with the snapshot.
+ */
+class ProcResizeTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    @Test
+    void boundsAndClosedAreRefusedWithoutChangingAnything() {
+        GmpScheduler s = GmpScheduler.builder().procs(2).maxCarriers(4).name("bounds").build();
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> s.setProcs(0));
+        assertTrue(zero.getMessage().contains("was 0"), zero.getMessage());
+        IllegalArgumentException five = assertThrows(IllegalArgumentException.class, () -> s.setProcs(5));
+        assertTrue(five.getMessage().contains("was 5") && five.getMessage().contains("(4)"), five.getMessage());
+        assertEquals(2, s.procs());
+        s.setProcs(4);
+        assertEquals(4, s.snapshot().procs());
+        assertEquals(4, s.snapshot().processors().size());
+        Probe.awaitTrue(() -> s.snapshot().idleProcs() == 4, BOUND, s, "four idle Ps");
+        s.setProcs(1);
+        SchedulerSnapshot one = s.snapshot();
+        assertEquals(1, one.procs());
+        assertEquals(1, one.idleProcs(), one.toString());
+        s.setProcs(1); // no change
+        Probe.closeWithin(s, BOUND);
+        IllegalStateException closed = assertThrows(IllegalStateException.class, () -> s.setProcs(2));
+        assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+        assertEquals(1, s.procs());
+    }
+
+    /**
+     * Ten CPU-bound tasks that never end by themselves (plain Runnables: no preemption polls),
+     * each counting itself running: after growing to 3 Ps, 3 run at once; after shrinking back to
+     * 1, only 1 does, once the surplus Ps' carriers have reached a scheduling point (here each
+     * task runs in short steps, re-submitting itself, so that scheduling points come often).
+     */
+    @Test
+    void workRunsOnTheNewNumberOfPs() {
+        GmpScheduler s = GmpScheduler.builder().procs(1).maxCarriers(8).name("width").build();
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger widest = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        int tasks = 10;
+        CountDownLatch stopped = new CountDownLatch(tasks);
+        for (int i = 0; i < tasks; i++) {
+            s.execute(new Step(s, running, widest, stop, stopped));
+        }
+        Probe.awaitTrue(() -> widest.get() >= 1, BOUND, s, "a step running");
+        assertEquals(1, widest.get(), "one P: one step at a time");
+        s.setProcs(3);
+        Probe.awaitTrue(() -> widest.get() == 3, BOUND, s, "three steps at once on three Ps");
+        s.setProcs(1);
+        // Once every carrier of a retired P has given it up, one step at a time again.
+        Probe.awaitTrue(() -> s.snapshot().processors().size() == 1 && ProcResizeTest.retiring(s) == 0,
+                BOUND, s, "the retired Ps given up");
+        widest.set(running.get());
+        long before = s.snapshot().tasksRun();
+        Probe.awaitTrue(() -> s.snapshot().tasksRun() > before + 200, BOUND, s, "more steps");
+        assertEquals(1, widest.get(), "after shrinking to one P, steps ran " + widest.get() + " at once\n" + s.snapshot());
+        stop.set(true);
+        Probe.await(stopped, BOUND, s, "every step stopping");
+        Probe.closeWithin(s, BOUND);
+        FailureModelTest.assertQuiet(s.snapshot());
+    }
+
+    /** Computes ~20 µs, counting itself running, then re-submits itself until stopped. */
+    private record Step(GmpScheduler s, AtomicInteger running, AtomicInteger widest, AtomicBoolean stop,
+                        CountDownLatch stopped) implements Runnable {
+        @Override
+        public void run() {
+            int now = running.incrementAndGet();
+            widest.accumulateAndGet(now, Math::max);
+            Probe.spin(Duration.ofNanos(20_000));
+            running.decrementAndGet();
+            if (stop.get()) {
+                stopped.countDown();
+            } else {
+                s.execute(this);
+            }
+        }
+    }
+
+    static int retiring(GmpScheduler s) {
+        return s.scheduling.resize.retiring();
+    }
+
+    /**
+     * A task on P1 queues 100 tasks on its own P and waits; P1 is retired meanwhile. The queued
+     * tasks must all run once (moved to the global queue when the carrier gives P1 up, or stolen
+     * before), and the P1's timers go to P0 and fire once; a cancelled one does not.
+     */
+    @Test
+    void aRetiredPsQueueAndTimersMoveOnAndRunOnce() {
+        GmpScheduler s = GmpScheduler.builder().procs(2).name("retire").build();
+        int queued = 100;
+        AtomicIntegerArray runs = new AtomicIntegerArray(queued);
+        AtomicInteger timerRuns = new AtomicInteger();
+        AtomicInteger cancelledRuns = new AtomicInteger();
+        CountDownLatch onP1 = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(queued);
+        List<Future<?>> cancelLater = new ArrayList<>();
+        // Keep P0 busy so that the holder task lands on P1.
+        CountDownLatch p0Busy = new CountDownLatch(1);
+        CountDownLatch p0Release = new CountDownLatch(1);
+        s.execute(() -> {
+            p0Busy.countDown();
+            awaitUninterruptibly(p0Release);
+        });
+        Probe.await(p0Busy, BOUND, s, "P0's task");
+        s.execute(() -> {
+            for (int i = 0; i < queued; i++) {
+                int id = i;
+                s.execute(() -> {
+                    runs.incrementAndGet(id);
+                    done.countDown();
+                });
+            }
+            for (int i = 0; i < 20; i++) {
+                s.schedule(timerRuns::incrementAndGet, TimeUnit.MILLISECONDS.toNanos(300));
+            }
+            synchronized (cancelLater) {
+                cancelLater.add(s.schedule(cancelledRuns::incrementAndGet, TimeUnit.MILLISECONDS.toNanos(300)));
+            }
+            onP1.countDown();
+            awaitUninterruptibly(release);
+        });
+        Probe.await(onP1, BOUND, s, "the task on P1");
+        int p1Timers = s.snapshot().processors().get(1).pendingTimers();
+        s.setProcs(1);
+        assertEquals(1, s.snapshot().procs());
+        assertEquals(p1Timers, s.snapshot().processors().get(0).pendingTimers(), "P1's timers moved to P0\n" + s.snapshot());
+        synchronized (cancelLater) {
+            assertTrue(cancelLater.get(0).cancel(false), "cancelled after its move");
+        }
+        p0Release.countDown();
+        release.countDown();
+        Probe.await(done, BOUND, s, "every task queued on the retired P");
+        Probe.awaitTrue(() -> timerRuns.get() == 20, BOUND, s, "the moved timers firing");
+        Probe.awaitTrue(() -> retiring(s) == 0, BOUND, s, "P1 given up");
+        Probe.closeWithin(s, BOUND);
+        for (int i = 0; i < queued; i++) {
+            assertEquals(1, runs.get(i), "task " + i);
+        }
+        assertEquals(20, timerRuns.get());
+        assertEquals(0, cancelledRuns.get(), "a timer cancelled after its move fired");
+        assertEquals(1, s.snapshot().processors().size());
+        FailureModelTest.assertQuiet(s.snapshot());
+    }
+
+    /**
+     * Growing when no carrier can be started for the new Ps: setProcs returns, the failure is
+     * reported, the Ps wait idle, and every task runs on the carriers there are.
+     */
+    @Test
+    void growingWhenCarriersCannotBeStartedLosesNothing() {
+        FailureModelTest.LimitedFactory factory = new FailureModelTest.LimitedFactory(1);
+        FailureModelTest.Reports reports = new FailureModelTest.Reports();
+        GmpScheduler s = GmpScheduler.builder().procs(1).threadFactory(factory).uncaughtExceptionHandler(reports)
+                .name("nothreads").build();
+        int tasks = 2_000;
+        AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
+        CountDownLatch done = new CountDownLatch(tasks);
+        for (int i = 0; i < tasks; i++) {
+            int id = i;
+            s.execute(() -> {
+                runs.incrementAndGet(id);
+                Probe.spin(Duration.ofNanos(2_000));
+                done.countDown();
+            });
+        }
+        s.setProcs(3); // must not throw
+        assertEquals(3, s.procs());
+        Probe.await(done, BOUND, s, "every task on the one carrier there is");
+        Probe.closeWithin(s, BOUND);
+        for (int i = 0; i < tasks; i++) {
+            assertEquals(1, runs.get(i), "task " + i);
+        }
+        assertTrue(factory.refused.get() > 0, "no carrier was asked for");
+        assertTrue(reports.schedulerFailures(SchedulerFailure.Site.CARRIER_START) >= 1, "reported: " + reports.all);
+        FailureModelTest.assertQuiet(s.snapshot());
+    }
+
+    /**
+     * Carriers fail in their loop (outside a task) while Ps are retired and activated again: the
+     * failing carrier gives its P back through the same path (Idle.putP), so a retired P is
+     * counted out and never reaches the idle list; every task runs once and close terminates.
+     */
+    @Test
+    void aCarrierFailingWhileItHoldsARetiredPGivesItUp() {
+        AtomicInteger beforeTask = new AtomicInteger();
+        FailureModelTest.Reports reports = new FailureModelTest.Reports();
+        GmpScheduler s = GmpScheduler.builder().procs(3).uncaughtExceptionHandler(reports).name("failing")
+                .injectLoopFault(() -> {
+                    if (beforeTask.incrementAndGet() % 700 == 0) {
+                        throw new OutOfMemoryError("injected in the loop (test)");
+                    }
+                }).build();
+        int tasks = 6_000;
+        AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
+        CountDownLatch done = new CountDownLatch(tasks);
+        for (int i = 0; i < tasks; i++) {
+            int id = i;
+            s.execute(() -> {
+                runs.incrementAndGet(id);
+                Probe.spin(Duration.ofNanos(3_000));
+                done.countDown();
+            });
+            if (i % 500 == 0) {
+                s.setProcs(1 + (i / 500) % 3);
+            }
+        }
+        Probe.await(done, BOUND, s, "every task while carriers fail and Ps are retired");
+        Probe.closeWithin(s, BOUND);
+        for (int i = 0; i < tasks; i++) {
+            assertEquals(1, runs.get(i), "task " + i);
+        }
+        assertTrue(reports.schedulerFailures(SchedulerFailure.Site.CARRIER) >= 1, "reported: " + reports.all);
+        assertEquals(0, retiring(s));
+        FailureModelTest.assertQuiet(s.snapshot());
+        assertFalse(s.snapshot().processors().isEmpty());
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        while (true) {
+            try {
+                if (latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                    return;
+                }
+                throw new AssertionError("not released within " + BOUND);
+            } catch (InterruptedException e) {
+                // the carrier's interrupt flag is cleared after the task anyway
+            }
+        }
+    }
+}
