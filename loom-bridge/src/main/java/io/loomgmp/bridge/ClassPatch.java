@@ -122,6 +122,20 @@ final class ClassPatch {
         return methods;
     }
 
+    /**
+     * The method {@code name} with {@code descriptor}, static or not as {@code isStatic} says, or
+     * {@code null} if the class has none (a class file holds at most one method of a name and
+     * descriptor).
+     */
+    Method method(String name, String descriptor, boolean isStatic) {
+        for (Method method : methods) {
+            if (method.name().equals(name) && method.descriptor().equals(descriptor) && method.isStatic() == isStatic) {
+                return method;
+            }
+        }
+        return null;
+    }
+
     /** This class's internal name ({@code java/lang/VirtualThread}). */
     String className() {
         return className(thisClass);

@@ -29,18 +29,10 @@ final class ForkJoinWorkerThreadRewriter extends JdkClassRewriter {
         return rewrite(classBytes);
     }
 
-    /** Prefixes the static {@code hasKnownQueuedWork()Z}; no sites if there is not exactly one. */
+    /** Prefixes the static {@code hasKnownQueuedWork()Z}; no sites if there is none. */
     static Rewrite rewrite(byte[] classBytes) {
         ClassPatch patch = ClassPatch.of(classBytes);
-        ClassPatch.Method target = null;
-        for (ClassPatch.Method method : patch.methods()) {
-            if (method.name().equals(METHOD) && method.descriptor().equals(METHOD_DESCRIPTOR) && method.isStatic()) {
-                if (target != null) {
-                    return new Rewrite(null, 0);
-                }
-                target = method;
-            }
-        }
+        ClassPatch.Method target = patch.method(METHOD, METHOD_DESCRIPTOR, true);
         if (target == null) {
             return new Rewrite(null, 0);
         }

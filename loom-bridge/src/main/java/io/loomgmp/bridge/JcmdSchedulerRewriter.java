@@ -39,12 +39,7 @@ final class JcmdSchedulerRewriter extends LazyJdkClassRewriter {
     @Override
     Rewrite rewrite(byte[] classBytes) {
         ClassPatch patch = ClassPatch.of(classBytes);
-        ClassPatch.Method target = null;
-        for (ClassPatch.Method method : patch.methods()) {
-            if (method.name().equals(METHOD) && method.descriptor().equals(METHOD_DESCRIPTOR) && method.isStatic()) {
-                target = method;
-            }
-        }
+        ClassPatch.Method target = patch.method(METHOD, METHOD_DESCRIPTOR, true);
         if (target == null) {
             problem = "no static " + METHOD + METHOD_DESCRIPTOR;
             return new Rewrite(null, 0);

@@ -150,12 +150,11 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
     }
 
     private static ClassPatch.Method method(ClassPatch patch, String name, String descriptor, boolean isStatic) {
-        for (ClassPatch.Method method : patch.methods()) {
-            if (method.name().equals(name) && method.descriptor().equals(descriptor) && method.isStatic() == isStatic) {
-                return method;
-            }
+        ClassPatch.Method method = patch.method(name, descriptor, isStatic);
+        if (method == null) {
+            throw new ClassPatch.Unsupported("no method " + name + descriptor);
         }
-        throw new ClassPatch.Unsupported("no method " + name + descriptor);
+        return method;
     }
 
     private static List<Integer> constructorReads(ClassPatch patch) {
