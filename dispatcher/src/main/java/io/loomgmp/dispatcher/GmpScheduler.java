@@ -38,6 +38,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
                 builder.timeSlice, builder.keepAlive, builder.uncaughtExceptionHandler, builder.carrierLocator,
                 builder.threadFactory, builder.sysmon, builder.latencySample);
         scheduling.loopFaultForTests = builder.loopFault;
+        scheduling.timerMoveFaultForTests = builder.timerMoveFault;
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -230,6 +231,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private boolean sysmon = true;
         private int latencySample = LatencySamples.DEFAULT_SAMPLE_EVERY;
         private Runnable loopFault;
+        private Runnable timerMoveFault;
 
         private Builder() {
         }
@@ -343,6 +345,12 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         /** For tests only: {@code fault} runs in each carrier's loop before each task, outside it. */
         Builder injectLoopFault(Runnable fault) {
             this.loopFault = fault;
+            return this;
+        }
+
+        /** For tests only: {@code fault} runs before each timer a shrinking {@code setProcs} moves. */
+        Builder injectTimerMoveFault(Runnable fault) {
+            this.timerMoveFault = fault;
             return this;
         }
 

@@ -74,7 +74,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * copying or growing a heap): that is reported ({@link SchedulerFailure.Site#RESIZE}), and the
  * timers not moved stay in the retired P's heap, which every carrier's search for due timers and
  * the timer sleeper still cover (they walk every allocated P), so they still fire, if later.
- * Checked by {@code ProcResizeTest} and {@code ProcResizeStressTest}.
+ * Checked by {@code ProcResizeTest} (a timer move failing too) and {@code ProcResizeStressTest}.
  */
 final class ProcResize {
     private final Scheduling scheduling;
@@ -214,6 +214,9 @@ final class ProcResize {
         try {
             Timer[] live = heap.liveTimers();
             for (int i = 0; i < live.length; i++) {
+                if (s.timerMoveFaultForTests != null) {
+                    s.timerMoveFaultForTests.run();
+                }
                 Processor to = s.allp[(p.id + i) % procs];
                 Timer moved = to.timers.addMoved(live[i]);
                 if (moved == null) { // cannot happen while resizes are serialised; P0 is never closed

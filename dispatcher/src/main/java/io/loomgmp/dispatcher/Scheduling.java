@@ -84,6 +84,9 @@ final class Scheduling {
      */
     Runnable loopFaultForTests;
 
+    /** For tests: runs before each timer move of a shrinking resize ({@link ProcResize}); null in use. */
+    Runnable timerMoveFaultForTests;
+
     /**
      * The latencies as the last {@code loomgmp.SchedLatency} events covered them, so that the next
      * ones cover only what came after. Guarded by {@link FlightRecording}'s latency lock.

@@ -170,6 +170,74 @@ class ProcResizeTest {
     }
 
     /**
+     * Moving a retired P's timers fails half-way (an OutOfMemoryError, injected on the fifth):
+     * the failure is reported once (Site.RESIZE), the four moved timers fire from P0, the others
+     * from the retired P's heap, which carriers still run; each fires once, and one cancelled
+     * among those left behind does not.
+     */
+    @Test
+    void aTimerMoveThatFailsLeavesTheRestToFireFromTheRetiredP() {
+        AtomicInteger moves = new AtomicInteger();
+        FailureModelTest.Reports reports = new FailureModelTest.Reports();
+        GmpScheduler s = GmpScheduler.builder().procs(2).uncaughtExceptionHandler(reports).name("movefault")
+                .injectTimerMoveFault(() -> {
+                    if (moves.incrementAndGet() == 5) {
+                        throw new OutOfMemoryError("injected in a timer move (test)");
+                    }
+                }).build();
+        int timers = 20; // due in 2 s: still pending when the test looks, on a loaded machine too
+        AtomicIntegerArray fired = new AtomicIntegerArray(timers);
+        AtomicInteger cancelledRuns = new AtomicInteger();
+        List<Future<?>> scheduled = new ArrayList<>();
+        CountDownLatch onP1 = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch p0Busy = new CountDownLatch(1);
+        CountDownLatch p0Release = new CountDownLatch(1);
+        s.execute(() -> { // keeps P0 busy, so that the next task lands on P1
+            p0Busy.countDown();
+            awaitUninterruptibly(p0Release);
+        });
+        Probe.await(p0Busy, BOUND, s, "P0's task");
+        s.execute(() -> {
+            synchronized (scheduled) {
+                for (int i = 0; i < timers; i++) {
+                    int id = i;
+                    scheduled.add(s.schedule(() -> fired.incrementAndGet(id), TimeUnit.SECONDS.toNanos(2)));
+                }
+                scheduled.add(s.schedule(cancelledRuns::incrementAndGet, TimeUnit.SECONDS.toNanos(2)));
+            }
+            onP1.countDown();
+            awaitUninterruptibly(release);
+        });
+        Probe.await(onP1, BOUND, s, "the task on P1");
+        assertEquals(timers + 1, s.snapshot().processors().get(1).pendingTimers(), "the timers on P1\n" + s.snapshot());
+        s.setProcs(1); // the failure is reported, not thrown
+        assertEquals(1, s.snapshot().procs());
+        assertEquals(1, reports.schedulerFailures(SchedulerFailure.Site.RESIZE), "reported: " + reports.all);
+        assertEquals(4, s.snapshot().processors().get(0).pendingTimers(), "moved before the failure\n" + s.snapshot());
+        synchronized (scheduled) {
+            assertTrue(scheduled.get(timers).cancel(false), "the last timer, left on the retired P, cancelled");
+        }
+        p0Release.countDown();
+        release.countDown();
+        Probe.awaitTrue(() -> {
+            for (int i = 0; i < timers; i++) {
+                if (fired.get(i) == 0) {
+                    return false;
+                }
+            }
+            return true;
+        }, BOUND, s, "every timer firing, moved or left behind");
+        Probe.awaitTrue(() -> retiring(s) == 0, BOUND, s, "P1 given up");
+        Probe.closeWithin(s, BOUND);
+        for (int i = 0; i < timers; i++) {
+            assertEquals(1, fired.get(i), "timer " + i);
+        }
+        assertEquals(0, cancelledRuns.get(), "a cancelled timer fired");
+        FailureModelTest.assertQuiet(s.snapshot());
+    }
+
+    /**
      * Growing when no carrier can be started for the new Ps: setProcs returns, the failure is
      * reported, the Ps wait idle, and every task runs on the carriers there are.
      */
