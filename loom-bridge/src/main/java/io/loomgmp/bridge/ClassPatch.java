@@ -190,7 +190,7 @@ final class ClassPatch {
         replacements.add(new Object[] {at, replacement.clone()});
     }
 
-        /** Appends a {@code Methodref} (with its class, name-and-type and strings); returns its index. */
+    /** Appends a {@code Methodref} (with its class, name-and-type and strings); returns its index. */
     int methodref(String owner, String name, String descriptor) {
         return memberRef(TAG_METHODREF, owner, name, descriptor);
     }
