@@ -28,7 +28,7 @@ final class JcmdSchedulerRewriter extends LazyJdkClassRewriter {
     private static final String DEFAULT_SCHEDULER = "virtualThreadDefaultScheduler";
 
     JcmdSchedulerRewriter(PrintStream warnings) {
-        super(JCMD_VTHREAD_COMMANDS, warnings);
+        super(JCMD_VTHREAD_COMMANDS, METHOD, METHOD_DESCRIPTOR, warnings);
     }
 
     @Override
@@ -37,17 +37,10 @@ final class JcmdSchedulerRewriter extends LazyJdkClassRewriter {
     }
 
     @Override
-    Rewrite rewrite(byte[] classBytes) {
-        ClassPatch patch = ClassPatch.of(classBytes);
-        ClassPatch.Method target = patch.method(METHOD, METHOD_DESCRIPTOR, true);
-        if (target == null) {
-            problem = "no static " + METHOD + METHOD_DESCRIPTOR;
-            return new Rewrite(null, 0);
-        }
+    Rewrite rewrite(ClassPatch patch, ClassPatch.Method target) {
         List<Integer> calls = patch.interfaceCalls(target, JAVA_LANG_ACCESS, DEFAULT_SCHEDULER);
         if (calls.size() != 1) {
-            problem = METHOD + " calls " + DEFAULT_SCHEDULER + " " + calls.size() + " times, expected once";
-            return new Rewrite(null, 0);
+            throw new ClassPatch.Unsupported(METHOD + " calls " + DEFAULT_SCHEDULER + " " + calls.size() + " times, expected once");
         }
         int hook = patch.methodref(SchedulerHook.INTERNAL_NAME, SchedulerHook.METHOD, SchedulerHook.METHOD_DESCRIPTOR);
         patch.replaceSameSize(calls.get(0), new byte[] {

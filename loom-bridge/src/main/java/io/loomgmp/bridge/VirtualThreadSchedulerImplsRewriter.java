@@ -27,7 +27,7 @@ final class VirtualThreadSchedulerImplsRewriter extends LazyJdkClassRewriter {
     private static final String METHOD_DESCRIPTOR = "()L" + MXBEAN + ";";
 
     VirtualThreadSchedulerImplsRewriter(PrintStream warnings) {
-        super(IMPLS, warnings);
+        super(IMPLS, METHOD, METHOD_DESCRIPTOR, warnings);
     }
 
     @Override
@@ -36,13 +36,7 @@ final class VirtualThreadSchedulerImplsRewriter extends LazyJdkClassRewriter {
     }
 
     @Override
-    Rewrite rewrite(byte[] classBytes) {
-        ClassPatch patch = ClassPatch.of(classBytes);
-        ClassPatch.Method target = patch.method(METHOD, METHOD_DESCRIPTOR, true);
-        if (target == null) {
-            problem = "no static " + METHOD + METHOD_DESCRIPTOR;
-            return new Rewrite(null, 0);
-        }
+    Rewrite rewrite(ClassPatch patch, ClassPatch.Method target) {
         int hook = patch.methodref(SchedulerHook.INTERNAL_NAME, SchedulerHook.MXBEAN_METHOD, SchedulerHook.MXBEAN_DESCRIPTOR);
         int mxbean = patch.classEntry(MXBEAN);
         int object = patch.classEntry("java/lang/Object");
@@ -55,12 +49,7 @@ final class VirtualThreadSchedulerImplsRewriter extends LazyJdkClassRewriter {
             0x57,                                             // 11: pop (the label "original")
         };                                                    // 12: the JDK's body
         // At 11 there are no locals (a static method without parameters) and the stack holds the null.
-        try {
-            patch.prefix(target, prefix, 2, ClassPatch.sameLocalsOneObject(11, object));
-        } catch (ClassPatch.Unsupported e) {
-            problem = "cannot prefix " + METHOD + ": " + e.getMessage();
-            return new Rewrite(null, 0);
-        }
+        patch.prefix(target, prefix, 2, ClassPatch.sameLocalsOneObject(11, object)); // Unsupported says why
         return new Rewrite(patch.toBytes(), 1);
     }
 }
