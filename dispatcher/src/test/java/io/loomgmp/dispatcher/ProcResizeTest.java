@@ -105,6 +105,13 @@ class ProcResizeTest {
         return s.scheduling.resize.retiring();
     }
 
+    /** Every slot of {@code counts} is 1: each task (or timer) ran exactly once. */
+    static void assertEachOnce(AtomicIntegerArray counts, String what) {
+        for (int i = 0; i < counts.length(); i++) {
+            assertEquals(1, counts.get(i), what + " " + i);
+        }
+    }
+
     /**
      * A task on P1 queues 100 tasks on its own P and waits; P1 is retired meanwhile. The queued
      * tasks must all run once (moved to the global queue when the carrier gives P1 up, or stolen
@@ -160,9 +167,7 @@ class ProcResizeTest {
         Probe.awaitTrue(() -> timerRuns.get() == 20, BOUND, s, "the moved timers firing");
         Probe.awaitTrue(() -> retiring(s) == 0, BOUND, s, "P1 given up");
         Probe.closeWithin(s, BOUND);
-        for (int i = 0; i < queued; i++) {
-            assertEquals(1, runs.get(i), "task " + i);
-        }
+        assertEachOnce(runs, "task");
         assertEquals(20, timerRuns.get());
         assertEquals(0, cancelledRuns.get(), "a timer cancelled after its move fired");
         assertEquals(1, s.snapshot().processors().size());
@@ -230,9 +235,7 @@ class ProcResizeTest {
         }, BOUND, s, "every timer firing, moved or left behind");
         Probe.awaitTrue(() -> retiring(s) == 0, BOUND, s, "P1 given up");
         Probe.closeWithin(s, BOUND);
-        for (int i = 0; i < timers; i++) {
-            assertEquals(1, fired.get(i), "timer " + i);
-        }
+        assertEachOnce(fired, "timer");
         assertEquals(0, cancelledRuns.get(), "a cancelled timer fired");
         FailureModelTest.assertQuiet(s.snapshot());
     }
@@ -262,9 +265,7 @@ class ProcResizeTest {
         assertEquals(3, s.procs());
         Probe.await(done, BOUND, s, "every task on the one carrier there is");
         Probe.closeWithin(s, BOUND);
-        for (int i = 0; i < tasks; i++) {
-            assertEquals(1, runs.get(i), "task " + i);
-        }
+        assertEachOnce(runs, "task");
         assertTrue(factory.refused.get() > 0, "no carrier was asked for");
         assertTrue(reports.schedulerFailures(SchedulerFailure.Site.CARRIER_START) >= 1, "reported: " + reports.all);
         FailureModelTest.assertQuiet(s.snapshot());
@@ -301,9 +302,7 @@ class ProcResizeTest {
         }
         Probe.await(done, BOUND, s, "every task while carriers fail and Ps are retired");
         Probe.closeWithin(s, BOUND);
-        for (int i = 0; i < tasks; i++) {
-            assertEquals(1, runs.get(i), "task " + i);
-        }
+        assertEachOnce(runs, "task");
         assertTrue(reports.schedulerFailures(SchedulerFailure.Site.CARRIER) >= 1, "reported: " + reports.all);
         assertEquals(0, retiring(s));
         FailureModelTest.assertQuiet(s.snapshot());
