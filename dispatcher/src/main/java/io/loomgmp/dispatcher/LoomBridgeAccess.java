@@ -47,6 +47,20 @@ final class LoomBridgeAccess implements DispatcherAccess {
     }
 
     @Override
+    public void yieldAtPollFailed(Thread carrier, Throwable failure) {
+        try {
+            Carrier m = Carriers.of(carrier);
+            if (m != null) {
+                m.yieldingAtPoll = false; // on m's own OS thread: its next yield is not a preemption
+                m.scheduling.failures.report(SchedulerFailure.Site.POLL, failure,
+                        "the virtual thread runs on; sysmon asks again after another time slice");
+            }
+        } catch (Throwable ignored) {
+            // Failures.report never throws; Carriers.of neither: nothing to do
+        }
+    }
+
+    @Override
     public boolean hasQueuedWork(Thread carrier) {
         Carrier m = Carriers.of(carrier);
         return m != null && m.p != null && !m.p.runQueue.isEmpty();

@@ -32,7 +32,13 @@ public final class SchedulerFailure extends RuntimeException {
          * Moving a retired P's timers to the remaining Ps failed ({@link GmpScheduler#setProcs});
          * the timers not moved stay in the retired P's heap, where carriers still run them.
          */
-        RESIZE
+        RESIZE,
+        /**
+         * A virtual thread's yield at a preemption poll failed (its stack could not be frozen: an
+         * {@code OutOfMemoryError}); it runs on where it was, and sysmon asks again after another
+         * time slice.
+         */
+        POLL
     }
 
     private final Site site;

@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,10 +127,30 @@ final class Scheduling {
         } finally {
             lock.unlock();
         }
+        initialiseClassesUsedLater();
         this.loop = new RunLoop(this);
         this.sysmon = new Sysmon(this, sysmonOn);
         FlightRecording.register(this);
         sysmon.start();
+    }
+
+    /**
+     * Initialises now, while memory is to be had, the classes the scheduler first uses at some
+     * later moment (the first timer, the first latency sample recorded, the first failure). A
+     * class whose initialiser fails, as it does on an {@code OutOfMemoryError} when the
+     * application has filled the heap at that moment, stays unusable for the rest of the JVM's
+     * life: a timer class that failed so would fail every virtual thread's sleep from then on.
+     */
+    private static void initialiseClassesUsedLater() {
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        for (Class<?> type : new Class<?>[] {Timer.class, LatencyRecorder.class, LatencyHistogram.class,
+                LatencySamples.Sample.class, Lease.class, RunSource.class, Placement.class, SchedulerFailure.class}) {
+            try {
+                lookup.ensureInitialized(type);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e); // cannot happen: they are this package's classes
+            }
+        }
     }
 
     // ---------------------------------------------------------------- submit

@@ -22,6 +22,7 @@ public final class Gmp {
     }
 
     static void install(GmpScheduler scheduler) {
+        carriersVisible(); // decided now, at start-up, not at a poll under memory pressure
         installed = scheduler;
     }
 
@@ -48,30 +49,52 @@ public final class Gmp {
         }
     }
 
-    /** Some request is open, maybe for another P: take this carrier's request, if it has one. */
+    /**
+     * Some request is open, maybe for another P: take this carrier's request, if it has one, and
+     * yield. Never throws: the poll sits where the application's own code cannot throw (a loop's
+     * back-edge), so whatever fails here (the yield's freeze when the heap is full: it throws
+     * {@code OutOfMemoryError}; the first look at the carrier, which loads classes) stays here.
+     * The virtual thread then runs on: a failed yield leaves it running on its carrier (the JDK
+     * sets it back to running), and sysmon asks again after another time slice. A failed yield is
+     * reported to the scheduler ({@link LoomSupport#yieldAtPollFailed}).
+     */
     private static void checkpointSlow() {
-        if (Thread.currentThread().isVirtual() && Carriers.VISIBLE
-                && LoomSupport.takePreemptRequest(CarrierAccess.currentCarrierThread())) {
-            Thread.yield();
+        Thread carrier = null;
+        try {
+            if (Thread.currentThread().isVirtual() && carriersVisible()) {
+                carrier = CarrierAccess.currentCarrierThread();
+                if (LoomSupport.takePreemptRequest(carrier)) {
+                    Thread.yield();
+                }
+            }
+        } catch (Throwable failure) {
+            if (carrier != null) {
+                LoomSupport.yieldAtPollFailed(carrier, failure); // never throws
+            }
         }
     }
 
-    /**
-     * Whether {@link CarrierAccess} works in this JVM. Decided once, by the initialisation of this
-     * holder on the first slow-path poll, so that a JVM without access pays for the failure once,
-     * not at every poll.
-     */
-    private static final class Carriers {
-        static final boolean VISIBLE = probe();
+    /** 0: not known yet; 1: {@link CarrierAccess} works in this JVM; 2: it does not. */
+    private static volatile int carriersVisible;
 
-        private static boolean probe() {
+    /**
+     * Whether {@link CarrierAccess} works in this JVM, decided at the first slow-path poll (or at
+     * {@link #install}), so that a JVM without access pays for the failure once, not at every
+     * poll. An {@code OutOfMemoryError} while loading the class decides nothing: it is thrown, and
+     * the next poll tries again.
+     */
+    private static boolean carriersVisible() {
+        int visible = carriersVisible;
+        if (visible == 0) {
             try {
                 CarrierAccess.check();
-                return true;
+                visible = 1;
             } catch (LinkageError noAccess) {
                 // ExceptionInInitializerError the first time, NoClassDefFoundError afterwards.
-                return false;
+                visible = 2;
             }
+            carriersVisible = visible;
         }
+        return visible == 1;
     }
 }

@@ -23,7 +23,9 @@ import java.lang.management.ManagementFactory;
  * for the server costs about a millisecond once and microseconds afterwards. It is a platform
  * thread so that the polls neither run on nor show up in the scheduler's own counters.
  *
- * <p>A failure to register prints one line on standard error and the application goes on.
+ * <p>A failure to register prints one line on standard error and the application goes on. An
+ * {@code OutOfMemoryError} (or another {@code VirtualMachineError}) is not a failure to register:
+ * the thread looks again at its next poll.
  */
 final class SchedulerMXBeanRegistration implements Runnable {
     /**
@@ -71,15 +73,37 @@ final class SchedulerMXBeanRegistration implements Runnable {
 
     @Override
     public void run() {
-        try {
-            // Sleep first: a JVM that ends within the first poll never loads java.management.
-            do {
+        boolean attempted = false;
+        while (true) {
+            try {
+                // The first look is made at once, at start-up, rather than after a poll: it
+                // initialises the JMX classes every look needs (ObjectName, MBeanServerFactory).
+                // A class whose initialiser fails, as it does when the application has filled the
+                // heap at that moment, stays unusable for the rest of the JVM's life, and these
+                // classes are the application's too.
+                if (platformServerExists()) {
+                    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+                    if (attempted && server.isRegistered(GmpSchedulerMXBeans.objectName(scheduler.name()))) {
+                        return; // the earlier attempt registered it, then failed (below)
+                    }
+                    attempted = true;
+                    register(scheduler, server, err);
+                    return;
+                }
                 Thread.sleep(POLL_MILLIS);
-            } while (!platformServerExists());
-        } catch (InterruptedException e) {
-            return;
+            } catch (InterruptedException e) {
+                return;
+            } catch (VirtualMachineError e) {
+                // An OutOfMemoryError while the heap is full for a moment: the thread must not die
+                // of it, or the MXBean would never appear. Look again after a poll; a registration
+                // that went through before the error is found registered then.
+                try {
+                    Thread.sleep(POLL_MILLIS);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            }
         }
-        register(scheduler, ManagementFactory.getPlatformMBeanServer(), err);
     }
 
     /**

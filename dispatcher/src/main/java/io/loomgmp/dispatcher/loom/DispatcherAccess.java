@@ -24,5 +24,7 @@ public interface DispatcherAccess {
 
     boolean takePreemptRequest(Thread carrier);
 
+    void yieldAtPollFailed(Thread carrier, Throwable failure);
+
     boolean hasQueuedWork(Thread carrier);
 }

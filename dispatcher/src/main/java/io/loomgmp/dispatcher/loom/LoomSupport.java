@@ -85,6 +85,16 @@ public final class LoomSupport {
     }
 
     /**
+     * After {@link #takePreemptRequest} returned true: the yield that followed failed with
+     * {@code failure} (a virtual thread's stack cannot be frozen when the heap is full), so the
+     * virtual thread runs on. Forgets that it was yielding at a poll and reports the failure to
+     * {@code carrier}'s scheduler. Never throws.
+     */
+    public static void yieldAtPollFailed(Thread carrier, Throwable failure) {
+        ACCESS.yieldAtPollFailed(carrier, failure);
+    }
+
+    /**
      * Whether {@code carrier} is a carrier of any GMP scheduler whose P has tasks queued (its ring
      * or runnext). A racy heuristic, like the JDK's {@code ForkJoinWorkerThread.hasKnownQueuedWork}
      * that the agent answers with it: a virtual thread about to block should not spin while the
