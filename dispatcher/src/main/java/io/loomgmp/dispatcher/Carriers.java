@@ -128,9 +128,7 @@ final class Carriers {
      * a spinning reservation is given back, and the failure is reported. Never throws.
      */
     Carrier start(Processor p, boolean spinning) {
-        Carrier m = new Carrier(scheduling, scheduling.name + "-M" + seq.getAndIncrement());
-        m.spinning = spinning; // published by Thread.start
-        m.nextP = p;
+        Carrier m = null;
         // A carrier that starts another one waits in the kernel until it runs, for 100 µs or more
         // on a loaded machine: it must not look blocked in its task to sysmon meanwhile.
         Carrier starter = scheduling.currentCarrierThread();
@@ -138,6 +136,10 @@ final class Carriers {
             starter.startingCarrier = true;
         }
         try {
+            // Everything that allocates is in here: an OutOfMemoryError is one more way to fail.
+            m = new Carrier(scheduling, scheduling.name + "-M" + seq.getAndIncrement());
+            m.spinning = spinning; // published by Thread.start
+            m.nextP = p;
             Thread thread = factory.newThread(m);
             if (thread == null) {
                 throw new IllegalStateException("the carrier thread factory returned null");
@@ -151,31 +153,45 @@ final class Carriers {
             thread.start();
             return m;
         } catch (Throwable failure) { // OutOfMemoryError: unable to create native thread, and the like
-            m.nextP = null;
-            giveBack(p);
-            scheduling.lock.lock();
-            try {
-                scheduling.idle.carrierExited();
-            } finally {
-                scheduling.lock.unlock();
-            }
-            // Only after the count: close() joins the carriers in live and then finds the count
-            // final (see live()).
-            if (m.thread != null) {
-                live.remove(m);
-                unregister(m);
-            }
-            if (spinning) {
-                scheduling.idle.spinnerGone();
-            }
-            scheduling.failures.report(SchedulerFailure.Site.CARRIER_START, failure,
-                    "the P stays idle and its work waits on the global queue for a running carrier");
+            startFailed(m, p, spinning, failure);
             return null;
         } finally {
             if (starter != null) {
                 starter.startingCarrier = false;
             }
         }
+    }
+
+    /**
+     * Undoes what {@link #start} reserved and began: {@code m} (null if not even made) never ran.
+     * Never throws; each step stands on its own, with whatever memory is left.
+     */
+    private void startFailed(Carrier m, Processor p, boolean spinning, Throwable failure) {
+        if (m != null) {
+            m.nextP = null;
+        }
+        giveBack(p); // allocates nothing (the global queue's reserve)
+        scheduling.lock.lock();
+        try {
+            scheduling.idle.carrierExited();
+        } finally {
+            scheduling.lock.unlock();
+        }
+        // Only after the count: close() joins the carriers in live and then finds the count
+        // final (see live()).
+        if (m != null && m.thread != null) {
+            try {
+                live.remove(m);
+                unregister(m);
+            } catch (Throwable outOfMemory) {
+                // The table keeps an entry for a thread that never started: it finds no carrier that runs.
+            }
+        }
+        if (spinning) {
+            scheduling.idle.spinnerGone();
+        }
+        scheduling.failures.report(SchedulerFailure.Site.CARRIER_START, failure,
+                "the P stays idle and its work waits on the global queue for a running carrier");
     }
 
     /**
@@ -231,7 +247,7 @@ final class Carriers {
             m.inHand = null;
             m.running = null;
             if (task != null) {
-                scheduling.global.putReady(task); // accepted work: queued even if closed
+                scheduling.global.putMoved(task); // accepted work: queued even if closed; never fails
             }
             if (m.spinning) {
                 m.spinning = false;

@@ -10,6 +10,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A carrier scheduler built on Go's G-M-P design: {@code procs} processors (P), each with a
@@ -39,6 +40,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
                 builder.threadFactory, builder.sysmon, builder.latencySample);
         scheduling.loopFaultForTests = builder.loopFault;
         scheduling.timerMoveFaultForTests = builder.timerMoveFault;
+        scheduling.global.allocationFaultForTests = builder.allocationFault;
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -86,11 +88,15 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      * task must be short and must not block: it runs on the carrier itself, between tasks.
      * Cancelling costs a CAS or two; the cancelled timer leaves the heap lazily. As with
      * {@code FutureTask.cancel(false)}, a cancel that comes while the task runs returns true
-     * without stopping it. What the task throws goes to the uncaught-exception handler. The Loom bridge's agent sends virtual threads'
-     * timeouts ({@code sleep}, timed park and wait) here.
+     * without stopping it. What the task throws goes to the uncaught-exception handler. A pending
+     * timer keeps a closed scheduler running until it fires (see {@link #close}). The Loom
+     * bridge's agent sends virtual threads' timeouts ({@code sleep}, timed park and wait) here.
+     * If the timer cannot be allocated ({@code OutOfMemoryError}), that error is thrown and
+     * nothing is scheduled.
      *
      * @throws NullPointerException if {@code task} is null
-     * @throws RejectedExecutionException if the scheduler has terminated
+     * @throws RejectedExecutionException if the scheduler has terminated, or is closed and the
+     *         caller is not one of its carriers
      */
     public Future<?> schedule(Runnable task, long delayNanos) {
         Objects.requireNonNull(task, "task");
@@ -168,9 +174,11 @@ public final class GmpScheduler implements Executor, AutoCloseable {
     }
 
     /**
-     * Stops accepting work from threads that are not its carriers, lets every queued task (and
-     * whatever those tasks submit) finish, then stops the carriers and returns. Tasks blocked
-     * forever keep it waiting. Called from a task running on this scheduler (or a virtual thread
+     * Stops accepting work and timers from threads that are not its carriers, lets every queued
+     * task (and whatever those tasks submit) finish and every pending timer fire when it is due
+     * (as {@code ScheduledThreadPoolExecutor} does by default; cancel a timer to not wait for
+     * it), then stops the carriers and returns. Tasks blocked forever keep it waiting, and so
+     * does a virtual thread sleeping on one of its timers. Called from a task running on this scheduler (or a virtual thread
      * on one of its carriers) it does not wait, as that would wait for itself: the scheduler then
      * terminates by itself once that task and the rest have run ({@link #isTerminated}).
      * Idempotent; interruption while waiting is kept for the caller. Last, it unregisters the
@@ -232,6 +240,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private int latencySample = LatencySamples.DEFAULT_SAMPLE_EVERY;
         private Runnable loopFault;
         private Runnable timerMoveFault;
+        private Runnable allocationFault;
 
         private Builder() {
         }
@@ -254,27 +263,40 @@ public final class GmpScheduler implements Executor, AutoCloseable {
             return this;
         }
 
-        /** How long a task may hold a P before sysmon asks it to yield. Default 10 ms. */
+        /**
+         * How long a task may hold a P before sysmon asks it to yield. Default 10 ms. A duration
+         * longer than about 292 years (the longest span {@code System.nanoTime} measures) is
+         * taken as that, as {@code Thread.sleep} does.
+         */
         public Builder timeSlice(Duration timeSlice) {
             Objects.requireNonNull(timeSlice, "timeSlice");
             if (timeSlice.isNegative() || timeSlice.isZero()) {
                 throw new IllegalArgumentException("timeSlice must be positive, was " + timeSlice);
             }
-            this.timeSlice = timeSlice;
+            this.timeSlice = inNanoRange(timeSlice);
             return this;
         }
 
         /**
          * How long a carrier beyond {@code procs} may stay idle before it ends. Such carriers
-         * exist when a wake-up found no parked carrier and started a new one. Default 30 s.
+         * exist when a wake-up found no parked carrier and started a new one. Default 30 s. A
+         * duration longer than about 292 years is taken as that, as for {@link #timeSlice}.
          */
         public Builder keepAlive(Duration keepAlive) {
             Objects.requireNonNull(keepAlive, "keepAlive");
             if (keepAlive.isNegative() || keepAlive.isZero()) {
                 throw new IllegalArgumentException("keepAlive must be positive, was " + keepAlive);
             }
-            this.keepAlive = keepAlive;
+            this.keepAlive = inNanoRange(keepAlive);
             return this;
+        }
+
+        /**
+         * {@code duration}, or {@code Long.MAX_VALUE} nanoseconds if it is longer: the scheduler
+         * computes with nanoseconds, and {@code Duration.toNanos()} throws beyond that.
+         */
+        private static Duration inNanoRange(Duration duration) {
+            return Duration.ofNanos(TimeUnit.NANOSECONDS.convert(duration)); // saturates
         }
 
         /** Carrier thread name prefix: carriers are named {@code <name>-M<n>}. Default {@code gmp}. */
@@ -351,6 +373,15 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         /** For tests only: {@code fault} runs before each timer a shrinking {@code setProcs} moves. */
         Builder injectTimerMoveFault(Runnable fault) {
             this.timerMoveFault = fault;
+            return this;
+        }
+
+        /**
+         * For tests only: {@code fault} runs before each node the global queue allocates; what it
+         * throws (an {@code OutOfMemoryError}) stands for a node that could not be allocated.
+         */
+        Builder injectAllocationFault(Runnable fault) {
+            this.allocationFault = fault;
             return this;
         }
 

@@ -76,7 +76,8 @@ final class Idle {
     private ArrayDeque<Processor> idlePs = new ArrayDeque<>();
     /** Ps the idle list holds without growing: {@code ArrayDeque(n)} takes n without a resize. Under the lock. */
     private int idleRoom;
-    private final ArrayDeque<Carrier> idleMs = new ArrayDeque<>();
+    /** Room for every carrier there can be ({@code maxCarriers}), so that parking never allocates. */
+    private final ArrayDeque<Carrier> idleMs;
     private volatile int idleProcs;
     private volatile int idleCarriers;
 
@@ -91,15 +92,20 @@ final class Idle {
     /** When the timer sleeper wakes up: a {@code System.nanoTime()} value. Written by the sleeper. */
     private volatile long timerSleeperDeadline;
 
-    /** A carrier reserved to take a P: a parked one, or ({@code parked == null}) one to start. */
+    /**
+     * A carrier reserved to take a P: a parked one, or ({@code parked == null}) one to start.
+     * Made once per carrier ({@link Carrier#reservation}) and once for new ones, so that a wake-up
+     * allocates nothing.
+     */
     record Reservation(Carrier parked) {
     }
 
     private static final Reservation NEW_CARRIER = new Reservation(null);
 
-    Idle(ReentrantLock lock, Scheduling scheduling) {
+    Idle(ReentrantLock lock, Scheduling scheduling, int maxCarriers) {
         this.lock = lock;
         this.scheduling = scheduling;
+        this.idleMs = new ArrayDeque<>(maxCarriers);
     }
 
     /**
@@ -165,7 +171,7 @@ final class Idle {
     Reservation reserveCarrier() {
         Carrier m = getCarrier();
         if (m != null) {
-            return new Reservation(m);
+            return m.reservation;
         }
         if (carriers < scheduling.maxCarriers) {
             carriers = carriers + 1;

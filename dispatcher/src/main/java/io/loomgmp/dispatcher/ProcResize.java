@@ -48,10 +48,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       idle; a retired P not given up yet is counted in {@link #retiring}; shutdown's
  *       quiescence and sysmon's "every P idle" both require {@code retiring == 0}.</li>
  *   <li><b>Timers</b>: after the lock, each retired P's heap is closed (an {@link TimerHeap#add}
- *       to it returns null, and {@code Scheduling.schedule} uses P0 instead), its live timers are
- *       copied to the remaining Ps ({@link TimerHeap#addMoved}, waking the timer sleeper if one
- *       is now earliest), and the heap is cleared. Until it is cleared a timer may be in both
- *       heaps: a {@code FutureTask} runs once, so it fires once.</li>
+ *       to it returns null, and {@code Scheduling.schedule} uses P0 instead), and its timers move
+ *       one by one, as they are, to the remaining Ps ({@link TimerHeap#takeForMove},
+ *       {@link TimerHeap#addMoved}, waking the timer sleeper if one is now earliest): the
+ *       caller's {@code Future} is the timer that moves, so cancelling it later reaches it in
+ *       its new heap ({@link Timer}), and a timer is in one heap at a time, so it fires once.</li>
  * </ul>
  *
  * <h2>Memory ordering</h2>
@@ -71,9 +72,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * new Ps, sysmon's watches and room on the idle list are made first, so an
  * {@code OutOfMemoryError} there reaches the caller with nothing changed. The state changes under
  * the lock allocate nothing. Moving a retired P's timers may fail (an {@code OutOfMemoryError}
- * copying or growing a heap): that is reported ({@link SchedulerFailure.Site#RESIZE}), and the
- * timers not moved stay in the retired P's heap, which every carrier's search for due timers and
- * the timer sleeper still cover (they walk every allocated P), so they still fire, if later.
+ * growing a heap): that is reported ({@link SchedulerFailure.Site#RESIZE}), the timer in hand goes
+ * back into the retired P's heap ({@link TimerHeap#putBack}, which allocates nothing), and the
+ * timers not moved stay there, which every carrier's search for due timers and the timer sleeper
+ * still cover (they walk every allocated P), so they still fire, if later.
  * Checked by {@code ProcResizeTest} (a timer move failing too) and {@code ProcResizeStressTest}.
  */
 final class ProcResize {
@@ -113,9 +115,10 @@ final class ProcResize {
             int allocated = s.allocated; // changed only here, under resizing
             Processor[] made = new Processor[Math.max(0, procs - allocated)];
             for (int i = 0; i < made.length; i++) {
-                made[i] = new Processor(allocated + i);
+                made[i] = new Processor(allocated + i, s.shutdown);
             }
             s.sysmon.ensureWatches(procs); // read only for ids below allocated, published below
+            s.global.ensureReserve(Math.max(procs, allocated), s.maxCarriers); // room for every P's queue
             int old;
             s.lock.lock();
             try {
@@ -143,7 +146,22 @@ final class ProcResize {
             }
         } finally {
             resizing.unlock();
+            if (s.shutdown.isClosed()) {
+                // A close() that came while the timers moved (one in hand is in no heap) waited
+                // for this resize: see Shutdown.isQuiescent.
+                s.lock.lock();
+                try {
+                    s.shutdown.signalIfQuiescent();
+                } finally {
+                    s.lock.unlock();
+                }
+            }
         }
+    }
+
+    /** Any thread: whether a {@link #setProcs} is under way (its timers may be between heaps). */
+    boolean isResizing() {
+        return resizing.isLocked();
     }
 
     /** Must hold the lock: activates Ps {@code [old, procs)}; {@code made} the new ones from {@code allocated} on. */
@@ -208,27 +226,27 @@ final class ProcResize {
         Scheduling s = scheduling;
         TimerHeap heap = p.timers;
         heap.setClosed(true);
-        if (heap.isEmpty()) {
-            return;
-        }
+        Timer timer = null;
         try {
-            Timer[] live = heap.liveTimers();
-            for (int i = 0; i < live.length; i++) {
+            for (int i = 0; (timer = heap.takeForMove()) != null; i++) {
                 if (s.timerMoveFaultForTests != null) {
                     s.timerMoveFaultForTests.run();
                 }
-                Processor to = s.allp[(p.id + i) % procs];
-                Timer moved = to.timers.addMoved(live[i]);
-                if (moved == null) { // cannot happen while resizes are serialised; P0 is never closed
-                    to = s.allp[0];
-                    moved = to.timers.addMoved(live[i]);
+                TimerHeap to = s.allp[(p.id + i) % procs].timers;
+                if (!to.addMoved(timer)) { // cannot happen while resizes are serialised; P0 is never closed
+                    to = s.allp[0].timers;
+                    to.addMoved(timer);
                 }
-                if (to.timers.isEarliest(moved)) {
+                Timer moved = timer;
+                timer = null; // in its new heap
+                if (to.isEarliest(moved)) {
                     s.idle.timerAdded(moved.when, false); // the sleeper may sleep past it
                 }
             }
-            heap.clear();
         } catch (Throwable failure) {
+            if (timer != null) {
+                heap.putBack(timer); // allocates nothing
+            }
             s.failures.report(SchedulerFailure.Site.RESIZE, failure,
                     "the timers of retired " + p + " not moved stay in its heap, which every carrier still runs");
         }

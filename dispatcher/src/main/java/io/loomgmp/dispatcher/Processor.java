@@ -19,7 +19,7 @@ final class Processor {
     final int id;
     final RunQueue runQueue = new RunQueue();
     /** This P's timers; any thread may add, any carrier holding a P may run the due ones. */
-    final TimerHeap timers = new TimerHeap();
+    final TimerHeap timers;
 
     /**
      * When this P last took a task from the global ready lane ({@code System.nanoTime()}), for the
@@ -74,8 +74,15 @@ final class Processor {
      */
     private LatencyRecorder latency;
 
+    /** A P alone, for tests of its parts. */
     Processor(int id) {
+        this(id, null);
+    }
+
+    /** A P of the scheduler that {@code shutdown} belongs to (its timers tell shutdown of cancels). */
+    Processor(int id, Shutdown shutdown) {
         this.id = id;
+        this.timers = new TimerHeap(shutdown);
     }
 
     /** The carrier holding this P, or {@code null} when it is idle, in transit or being retaken. */

@@ -33,8 +33,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * Everything here runs on carrier {@code m}'s own thread while it holds its P as owner
  * ({@code m.inLoop}, see {@link Lease}), except the task itself, during which sysmon may retake
  * the P. What a task throws goes to the uncaught-exception handler and the loop goes on; the
- * carrier's interrupt status is cleared after every task, so one task's self-interrupt never
- * reaches the next task nor the carrier's parks. Anything else that throws here ends the carrier
+ * carrier's interrupt status is cleared after every task and every timer's task, so one task's
+ * self-interrupt (or a {@code cancel(true)} of a timer while it runs) never reaches the next task
+ * nor the carrier's parks. Anything else that throws here ends the carrier
  * through {@link Carriers#live}, which puts the task in hand ({@code m.inHand}) and the P's queue
  * back on the global queue: a task taken from a queue is in {@code m.inHand} until it has run.
  * Just before a task runs, the loop records how long it waited if it was sampled
@@ -469,6 +470,10 @@ final class RunLoop {
                     timer.run(); // FutureTask: a no-op if cancelled meanwhile; keeps what the task throws
                 } finally {
                     m.firingTimer = false;
+                    // As after any task (runTask): a cancel(true) that came while it ran (FutureTask
+                    // delivers that interrupt before run returns), or a task that interrupted its
+                    // own thread, must not leave the carrier interrupted for the next task.
+                    Thread.interrupted();
                 }
                 if (timer.state() == Future.State.FAILED) {
                     scheduling.reportToHandler(timer.exceptionNow());

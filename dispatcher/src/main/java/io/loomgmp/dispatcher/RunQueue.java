@@ -63,6 +63,8 @@ final class RunQueue {
     }
 
     private final Runnable[] slots = new Runnable[CAPACITY];
+    /** The owner's buffer for a full ring's overflow: half the ring plus the new task. Owner only. */
+    private final Runnable[] overflow = new Runnable[CAPACITY / 2 + 1];
     @SuppressWarnings("unused") // accessed through HEAD
     private volatile int head;
     @SuppressWarnings("unused") // accessed through TAIL
@@ -72,8 +74,10 @@ final class RunQueue {
 
     /**
      * Owner only. Appends {@code task} at the tail. When the ring is full, moves the older half of
-     * the ring plus {@code task} out in one batch and returns it (oldest first): the caller puts
-     * that batch on the global queue. Returns {@code null} when the task was queued locally.
+     * the ring plus {@code task} out in one batch and returns it (oldest first, filling the array):
+     * the caller puts that batch on the global queue ({@link GlobalQueue#putOverflow}, which
+     * clears it). Returns {@code null} when the task was queued locally. Allocates nothing: the
+     * batch is this queue's own buffer, so a full ring never fails for want of memory.
      */
     Runnable[] pushOrOverflow(Runnable task) {
         while (true) {
@@ -94,14 +98,18 @@ final class RunQueue {
         }
     }
 
-    /** Owner only (Go's runqputslow). Returns null when a concurrent consumer moved head first. */
+    /**
+     * Owner only (Go's runqputslow), with the ring full ({@code t - h == CAPACITY}). Returns null
+     * when a concurrent consumer moved head first.
+     */
     private Runnable[] takeHalfForOverflow(int h, int t, Runnable task) {
-        int n = (t - h) / 2;
-        Runnable[] batch = new Runnable[n + 1];
+        int n = (t - h) / 2; // CAPACITY / 2: the buffer's length less one
+        Runnable[] batch = overflow;
         for (int i = 0; i < n; i++) {
             batch[i] = slots[(h + i) & MASK];
         }
-        // Volatile CAS: claims the slots; a failure means a thief took some of them.
+        // Volatile CAS: claims the slots; a failure means a thief took some of them (the copies
+        // are overwritten at the next try).
         if (!HEAD.compareAndSet(this, h, h + n)) {
             return null;
         }

@@ -38,7 +38,13 @@ public final class SchedulerFailure extends RuntimeException {
          * {@code OutOfMemoryError}); it runs on where it was, and sysmon asks again after another
          * time slice.
          */
-        POLL
+        POLL,
+        /**
+         * A task could not be linked into the global queue for want of memory (an
+         * {@code OutOfMemoryError}); it went to the queue's reserve, allocated ahead, which
+         * carriers take from first. Nothing was lost.
+         */
+        GLOBAL_QUEUE
     }
 
     private final Site site;

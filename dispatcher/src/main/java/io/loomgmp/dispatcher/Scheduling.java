@@ -65,12 +65,12 @@ final class Scheduling {
     final Duration keepAlive;
     /** Room for {@code maxCarriers} Ps, the bound of {@code procs}; filled up to {@link #allocated}. */
     final Processor[] allp;
-    final GlobalQueue global = new GlobalQueue();
     final ReentrantLock lock = new ReentrantLock();
     final Failures failures = new Failures(this);
+    final GlobalQueue global;
     /** The latency samples in flight; {@code sampleEvery} 0: sampling is off. */
     final LatencySamples latencySamples;
-    final Idle idle = new Idle(lock, this);
+    final Idle idle;
     final Shutdown shutdown = new Shutdown(this);
     final Carriers carriers;
     final ProcResize resize = new ProcResize(this);
@@ -115,12 +115,14 @@ final class Scheduling {
         this.exceptionHandler = exceptionHandler;
         this.carrierLocator = carrierLocator;
         this.allp = new Processor[maxCarriers];
+        this.global = new GlobalQueue(failures, procs, maxCarriers);
+        this.idle = new Idle(lock, this, maxCarriers);
         this.carriers = new Carriers(this, carrierFactory != null ? carrierFactory : Carriers.defaultFactory(name));
         lock.lock();
         try {
             idle.ensureRoom(procs);
             for (int i = procs - 1; i >= 0; i--) { // pushed in reverse so P0 is handed out first
-                allp[i] = new Processor(i);
+                allp[i] = new Processor(i, shutdown);
                 idle.putP(allp[i]);
             }
             this.allocated = procs;
@@ -207,7 +209,7 @@ final class Scheduling {
                         Runnable[] overflow = p.runQueue.pushOrOverflow(task);
                         if (overflow != null) {
                             p.count(Counter.OVERFLOWS);
-                            global.putReadyBatch(overflow); // lock-free: no lock is held across the owner op
+                            global.putOverflow(overflow, overflow.length); // lock-free, and never fails
                         }
                     }
                 } finally {
@@ -305,13 +307,16 @@ final class Scheduling {
      * the heap of the caller's P (any P for a thread that is not one of our carriers). The
      * scheduling loop of whichever carrier holds that P runs it when due, or another P steals it.
      *
-     * @throws RejectedExecutionException once the scheduler has terminated
+     * @throws RejectedExecutionException once the scheduler has terminated, or is closed and the
+     *         caller is not one of our carriers
      */
     Future<?> schedule(Runnable task, long delayNanos) {
-        if (shutdown.isTerminated()) {
+        Carrier m = currentCarrier();
+        // As for submit: once closed, only our carriers' tasks (the continuation of accepted
+        // work: a virtual thread that sleeps while the scheduler shuts down) add timers.
+        if (shutdown.isTerminated() || shutdown.isClosed() && m == null) {
             throw shutdown.rejected();
         }
-        Carrier m = currentCarrier();
         Processor p = m != null && m.p != null ? m.p : allp[ThreadLocalRandom.current().nextInt(procs)];
         long when = System.nanoTime() + Math.clamp(delayNanos, 0, MAX_TIMER_DELAY_NANOS);
         Timer timer = p.timers.add(task, when);
@@ -320,6 +325,12 @@ final class Scheduling {
             // P0 is never retired.
             p = allp[0];
             timer = p.timers.add(task, when);
+        }
+        if (m == null && shutdown.isClosed() && timer.cancel(false)) {
+            // Raced with close (our add, then our read of closed; close's write of closed, then
+            // its read of the pending timers: one sees the other). Cancelling it tells shutdown
+            // (TimerHeap.cancelled), which may have counted it pending and now waits for it.
+            throw shutdown.rejected();
         }
         if (p.timers.isEarliest(timer)) {
             // A virtual thread's timeout is added by its carrier as it unmounts: if that P has
@@ -344,6 +355,15 @@ final class Scheduling {
             }
         }
         return delay;
+    }
+
+    /** Any thread: timers waiting to fire on every P made (cancelled ones not counted). */
+    int pendingTimers() {
+        int pending = 0;
+        for (int i = 0, n = allocated; i < n; i++) {
+            pending += allp[i].timers.pending();
+        }
+        return pending;
     }
 
     /** Any thread: whether a timer of any P is due at {@code now}. */
@@ -410,7 +430,7 @@ final class Scheduling {
     boolean moveQueueToGlobal(Processor p) {
         boolean moved = false;
         for (Runnable task; (task = p.runQueue.pollNext()) != null || (task = p.runQueue.poll()) != null; ) {
-            global.putReady(task);
+            global.putMoved(task); // never fails, even out of memory (GlobalQueue's reserve)
             moved = true;
         }
         return moved;

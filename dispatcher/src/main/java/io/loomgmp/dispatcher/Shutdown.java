@@ -6,12 +6,16 @@ import java.util.concurrent.locks.Condition;
 /**
  * Shutdown: {@code closed}, then {@code terminated}.
  *
- * <p>{@link #close} sets {@code closed} under the scheduler lock, after which submissions from
- * threads that are not our carriers are rejected; submissions from tasks running on our carriers
- * are still accepted (they are the continuation of accepted work). The scheduler is
- * <em>quiescent</em> when every P is idle, the global queue is empty and no carrier is still in
- * a task whose P was handed off, all read under the lock: work can only be in a queue, held by a
- * carrier that holds a P, or in such a task, and an idle P's queue is empty.
+ * <p>{@link #close} sets {@code closed} under the scheduler lock, after which submissions and
+ * timers from threads that are not our carriers are rejected; those from tasks running on our
+ * carriers are still accepted (they are the continuation of accepted work). The scheduler is
+ * <em>quiescent</em> when every P is idle, the global queue is empty, no carrier is still in a
+ * task whose P was handed off, and no timer is pending, all read under the lock: work can only be
+ * in a queue, held by a carrier that holds a P, in such a task, or in a timer, and an idle P's
+ * queue is empty. So a pending timer keeps a closed scheduler running until it fires and its task
+ * has run, as {@code ScheduledThreadPoolExecutor} runs its delayed tasks after {@code shutdown}
+ * by default; a cancelled timer is not waited for (its cancel tells shutdown:
+ * {@link #timerCancelled}).
  *
  * <p>Termination does not need anyone to wait for it: whoever makes a closed scheduler quiescent
  * (the last carrier to give up its P, a detached task returning, or {@code close} itself) calls
@@ -67,13 +71,30 @@ final class Shutdown {
 
     /**
      * Must hold the lock. Every P idle, the global queue empty, no carrier still running a
-     * task whose P sysmon handed off (such a task can still submit work), and no retired P
-     * still held ({@link ProcResize}).
+     * task whose P sysmon handed off (such a task can still submit work), no retired P still
+     * held and no resize under way ({@link ProcResize}), and no timer pending.
      */
     private boolean isQuiescent() {
         return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty()
                 && scheduling.carriers.detached() == 0
-                && scheduling.resize.retiring() == 0; // a retired P still held may hold queued work
+                && scheduling.resize.retiring() == 0 // a retired P still held may hold queued work
+                && !scheduling.resize.isResizing() // a timer being moved is in no heap
+                && scheduling.pendingTimers() == 0;
+    }
+
+    /**
+     * Any thread: a timer was cancelled. If closed, it may have been the last pending one that
+     * kept the scheduler from terminating.
+     */
+    void timerCancelled() {
+        if (closed && !terminated) {
+            scheduling.lock.lock();
+            try {
+                signalIfQuiescent();
+            } finally {
+                scheduling.lock.unlock();
+            }
+        }
     }
 
     /**

@@ -22,11 +22,21 @@ import java.util.concurrent.FutureTask;
  * or → OUT (by the lock holder taking the timer out, which subtracts one if it finds COUNTED).
  * Both moves are atomic, so each cancelled timer is counted once while in the heap and
  * uncounted once when it leaves, whatever the order of the cancel and the removal.
+ *
+ * <h2>Moving to another heap</h2>
+ * When {@code setProcs} retires a P, its timers move, as they are, to the remaining Ps' heaps
+ * ({@link TimerHeap#takeForMove}, {@link TimerHeap#addMoved}): the caller's {@code Future} is the
+ * timer that moves, so a later cancel reaches it wherever it is. While it is between heaps its
+ * place is MOVING, which a cancel cannot count; the heap it lands in publishes itself in
+ * {@link #heap} (volatile), then sets IN_HEAP (CAS), then looks whether it was cancelled
+ * meanwhile and counts it then (CAS IN_HEAP → COUNTED). A cancel sets the future's state
+ * (volatile) before it tries its own CAS, so one of the two CASes counts it, and only one.
  */
 final class Timer extends FutureTask<Void> {
     private static final int IN_HEAP = 0;
     private static final int COUNTED = 1;
     private static final int OUT = 2;
+    private static final int MOVING = 3;
     private static final VarHandle PLACE;
 
     static {
@@ -37,7 +47,8 @@ final class Timer extends FutureTask<Void> {
         }
     }
 
-    private final TimerHeap heap;
+    /** The heap it is in; changed only by a move, under the new heap's lock (see above). */
+    private volatile TimerHeap heap;
     /** When to run: a {@code System.nanoTime()} value. */
     final long when;
     @SuppressWarnings("unused") // accessed through PLACE
@@ -61,6 +72,30 @@ final class Timer extends FutureTask<Void> {
     void takenOut() {
         if ((int) PLACE.getAndSet(this, OUT) == COUNTED) {
             heap.cancelled(-1);
+        }
+    }
+
+    /**
+     * Under its heap's lock: the timer leaves it to move to another heap. False if it was
+     * cancelled (and counted): then it is taken out instead, uncounted, and does not move.
+     */
+    boolean startMove() {
+        if (PLACE.compareAndSet(this, IN_HEAP, MOVING)) {
+            return true;
+        }
+        takenOut();
+        return false;
+    }
+
+    /**
+     * Under {@code to}'s lock, once the timer is in {@code to}'s array: it belongs to {@code to}
+     * now; a cancel that came while it moved is counted there.
+     */
+    void endMove(TimerHeap to) {
+        heap = to;
+        PLACE.setVolatile(this, IN_HEAP); // only the mover changes MOVING: a plain volatile write is enough
+        if (isCancelled() && PLACE.compareAndSet(this, IN_HEAP, COUNTED)) {
+            to.cancelled(1);
         }
     }
 }

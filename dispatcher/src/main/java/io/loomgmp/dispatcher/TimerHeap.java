@@ -52,6 +52,8 @@ final class TimerHeap {
     private static final int ARITY = 4;
 
     final ReentrantLock lock = new ReentrantLock();
+    /** Told when a timer of this heap is cancelled, so that a closed scheduler can terminate; null in jcstress tests. */
+    private final Shutdown shutdown;
     private Timer[] heap = new Timer[16];
     /** {@code whens[i] == heap[i].when}, kept beside the timers for the sift loops. */
     private long[] whens = new long[16];
@@ -59,7 +61,7 @@ final class TimerHeap {
     private volatile int count;
     /** The earliest {@code when} in the heap; meaningful only while {@code count > 0}. */
     private volatile long nextWhen;
-    /** Cancelled timers still in the heap (approximately: a cancel races with its removal). */
+    /** Cancelled timers still in the heap: exact once a cancel's or a removal's CAS lands (see {@link Timer}). */
     @SuppressWarnings("unused") // accessed through CANCELLED
     private volatile int cancelledCount;
     /** Timers run from this heap; for snapshots. Written under the lock. */
@@ -69,6 +71,15 @@ final class TimerHeap {
      * holds can be moved to the remaining Ps once and for all. Under the lock.
      */
     private boolean closed;
+
+    /** A heap whose cancellations nobody needs to hear of (tests of the heap alone). */
+    TimerHeap() {
+        this(null);
+    }
+
+    TimerHeap(Shutdown shutdown) {
+        this.shutdown = shutdown;
+    }
 
     /**
      * Any thread. Adds a timer that runs {@code task} at {@code when}; returns it, or {@code null}
@@ -158,81 +169,89 @@ final class TimerHeap {
     }
 
     /**
-     * {@link ProcResize} only, on a closed heap. The timers not cancelled, copied: they stay in
-     * the heap (and due ones keep running from it) until {@link #clear}. May throw an
-     * {@code OutOfMemoryError}, changing nothing.
+     * {@link ProcResize} only, on a closed heap: takes a timer out to move it to another heap
+     * ({@link #addMoved}), dropping cancelled ones on the way; {@code null} once none is left.
+     * The timer is in no heap until it is added there (or put back here): its place is MOVING
+     * ({@link Timer#startMove}). Takes the last slot, so that the rest stays a heap. Allocates
+     * nothing.
      */
-    Timer[] liveTimers() {
+    Timer takeForMove() {
         lock.lock();
         try {
-            int n = count;
-            Timer[] live = new Timer[n];
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                if (!heap[i].isDone()) {
-                    live[k++] = heap[i];
+            while (count > 0) {
+                int n = count - 1;
+                Timer timer = heap[n];
+                heap[n] = null;
+                count = n;
+                if (timer.startMove()) {
+                    return timer;
                 }
             }
-            return Arrays.copyOf(live, k);
+            return null;
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * {@link ProcResize} only, on a closed heap whose {@link #liveTimers} were all added to other
-     * heaps ({@link #addMoved}): drops every timer left. No timer was added since the copy (the
-     * heap is closed), so each dropped one was copied, or taken and run meanwhile.
+     * Any thread: adds {@code timer}, taken from a retired P's heap with {@link #takeForMove}, as
+     * it is: the caller's {@code Future} is that timer, so cancelling it reaches it here. Returns
+     * false, changing nothing, if this heap is closed too. May throw an {@code OutOfMemoryError}
+     * growing the heap, changing nothing: then the caller puts the timer back ({@link #putBack}).
      */
-    void clear() {
+    boolean addMoved(Timer timer) {
         lock.lock();
         try {
-            int n = count;
-            for (int i = 0; i < n; i++) {
-                heap[i].takenOut();
-                heap[i] = null;
+            if (closed) {
+                return false;
             }
-            count = 0;
+            insert(timer);
+            return true;
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Any thread: adds a timer that runs {@code moved} (a timer of a retired P's heap) when it is
-     * due; returns the new timer, or null if this heap is closed too. {@code moved} stays the
-     * caller's {@code Future}: cancelling it makes this timer's run a no-op, and a {@code FutureTask}
-     * runs at most once, so a timer that both heaps hold for a moment runs once. What the task
-     * throws is thrown again, so that the loop reports it as for any timer.
+     * {@link ProcResize} only: puts back a timer that {@link #takeForMove} took from this closed
+     * heap and that could not be added elsewhere. Allocates nothing: the slot it left is still
+     * there (a closed heap does not shrink).
      */
-    Timer addMoved(Timer moved) {
-        return add(new Moved(moved), moved.when);
+    void putBack(Timer timer) {
+        lock.lock();
+        try {
+            insert(timer);
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** A timer moved from a retired P's heap, run from this one. */
-    private record Moved(Timer timer) implements Runnable {
-        @Override
-        public void run() {
-            timer.run();
-            if (timer.state() == java.util.concurrent.Future.State.FAILED) {
-                Throwable failure = timer.exceptionNow(); // a Runnable's: unchecked
-                if (failure instanceof RuntimeException e) {
-                    throw e;
-                }
-                if (failure instanceof Error e) {
-                    throw e;
-                }
-                throw new IllegalStateException(failure);
-            }
+    /** Under the lock: {@code timer}, which is moving, lands here. */
+    private void insert(Timer timer) {
+        int n = count;
+        if (n == heap.length) {
+            Timer[] grownHeap = Arrays.copyOf(heap, n * 2);
+            whens = Arrays.copyOf(whens, n * 2);
+            heap = grownHeap;
         }
+        siftUp(n, timer);
+        count = n + 1;
+        nextWhen = whens[0];
+        timer.endMove(this);
     }
 
     /** A timer in this heap was cancelled (+1), or a cancelled one left it (-1); from {@link Timer}. */
     void cancelled(int delta) {
         CANCELLED.getAndAdd(this, delta);
+        if (delta > 0 && shutdown != null) {
+            shutdown.timerCancelled(); // after the count: a closed scheduler may be waiting for this timer
+        }
     }
 
-    /** Any thread: timers waiting to run, cancelled ones not counted (approximate under races). */
+    /**
+     * Any thread: timers waiting to run, cancelled ones not counted. Two exact counts read one
+     * after the other, so a cancel or an add racing with the call may be half seen.
+     */
     int pending() {
         return Math.max(0, count - (int) CANCELLED.getVolatile(this));
     }
@@ -268,7 +287,7 @@ final class TimerHeap {
         for (int i = kept < 2 ? -1 : (kept - 2) / ARITY; i >= 0; i--) { // Floyd's heap construction
             siftDown(i, heap[i], kept);
         }
-        if (heap.length > 64 && kept < heap.length / 4) {
+        if (!closed && heap.length > 64 && kept < heap.length / 4) { // a closed heap keeps its room: see putBack
             int length = Math.max(16, heap.length / 2); // give memory back after a burst
             Timer[] shrunkHeap = Arrays.copyOf(heap, length);
             whens = Arrays.copyOf(whens, length);

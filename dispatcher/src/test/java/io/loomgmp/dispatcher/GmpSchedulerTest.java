@@ -30,6 +30,42 @@ class GmpSchedulerTest {
         }
     }
 
+    /**
+     * A keep-alive (or time slice) beyond what nanoseconds hold, as {@code ChronoUnit.FOREVER}'s,
+     * is taken as about 292 years: every carrier used to die of an {@code ArithmeticException} the
+     * first time it looked for a P, in a loop, so that no task ever ran and close() hung.
+     */
+    @Test
+    void aKeepAliveOrTimeSliceBeyondNanosecondsIsTakenAsTheLongestSpan() {
+        Duration forever = java.time.temporal.ChronoUnit.FOREVER.getDuration();
+        FailureModelTest.Reports reports = new FailureModelTest.Reports();
+        GmpScheduler s = GmpScheduler.builder().procs(2).keepAlive(forever).timeSlice(forever)
+                .uncaughtExceptionHandler(reports).build();
+        assertEquals(Duration.ofNanos(Long.MAX_VALUE), s.keepAlive());
+        assertEquals(Duration.ofNanos(Long.MAX_VALUE), s.timeSlice());
+        CountDownLatch ran = new CountDownLatch(100);
+        for (int i = 0; i < 100; i++) {
+            s.execute(ran::countDown);
+        }
+        Probe.await(ran, BOUND, s, "100 tasks to run");
+        // More carriers than Ps, so that some are spare and wait out their keep-alive.
+        CountDownLatch blocked = new CountDownLatch(1);
+        for (int i = 0; i < 3; i++) {
+            s.execute(() -> {
+                try {
+                    blocked.await(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS); // blocks the carrier
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        Probe.awaitTrue(() -> s.snapshot().handoffs() > 0 || s.snapshot().carriers() > 2, BOUND, s, "a spare carrier");
+        blocked.countDown();
+        Probe.closeWithin(s, BOUND);
+        assertEquals(0, s.snapshot().failures(), reports.all.toString());
+        assertTrue(reports.all.isEmpty(), reports.all.toString());
+    }
+
     @Test
     void badConfigurationNamesTheSettingAndTheValue() {
         assertMessage("procs must be at least 1, was 0", () -> GmpScheduler.builder().procs(0));

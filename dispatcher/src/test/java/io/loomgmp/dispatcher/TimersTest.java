@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -214,6 +215,103 @@ class TimersTest {
                     "the timer waited for the hog: " + firedAt.get() / 1_000_000 + " ms\n" + s.snapshot());
             assertTrue(yields.get() >= 1, "the hog gave way\n" + s.snapshot());
         }
+    }
+
+    /**
+     * A timer's task runs on the carrier itself, between tasks: a {@code cancel(true)} while it
+     * runs interrupts the carrier (FutureTask does not clear it), and a timer task may interrupt
+     * its own thread. Either way the next task on that carrier must start uninterrupted, as after
+     * any task.
+     */
+    @Test
+    void aTimerTaskNeverLeavesItsCarrierInterrupted() throws Exception {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("interrupt").build()) {
+            CountDownLatch running = new CountDownLatch(1);
+            Future<?> timer = s.schedule(() -> {
+                running.countDown();
+                long until = System.nanoTime() + BOUND.toNanos();
+                while (!Thread.currentThread().isInterrupted() && System.nanoTime() - until < 0) {
+                    Thread.onSpinWait(); // a task that does not look at interrupts itself
+                }
+            }, 0);
+            Probe.await(running, BOUND, s, "the timer task to run");
+            assertTrue(timer.cancel(true));
+            assertEquals(List.of(false), interruptedInNextTask(s), "after a cancel(true) of a running timer");
+
+            CountDownLatch fired = new CountDownLatch(1);
+            s.schedule(() -> {
+                Thread.currentThread().interrupt();
+                fired.countDown();
+            }, 0);
+            Probe.await(fired, BOUND, s, "the self-interrupting timer task to run");
+            assertEquals(List.of(false), interruptedInNextTask(s), "after a timer task interrupted itself");
+        }
+    }
+
+    /** Whether the next plain task on the one carrier of {@code s} starts interrupted. */
+    private static List<Boolean> interruptedInNextTask(GmpScheduler s) {
+        List<Boolean> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        s.execute(() -> {
+            seen.add(Thread.currentThread().isInterrupted());
+            ran.countDown();
+        });
+        Probe.await(ran, BOUND, s, "the next task");
+        return seen;
+    }
+
+    /**
+     * close() from a platform thread with a timer pending: the timer fires when due and its task
+     * runs, then the scheduler terminates and close returns, as ScheduledThreadPoolExecutor runs
+     * delayed tasks after shutdown. (Quiescence used to ignore the timer heaps: close returned at
+     * once, the task never ran, and its Future's get() hung.)
+     */
+    @Test
+    void closeLetsAPendingTimerFireThenTerminates() throws Exception {
+        GmpScheduler s = GmpScheduler.builder().procs(2).name("closetimer").build();
+        AtomicLong ranAt = new AtomicLong();
+        long scheduledAt = System.nanoTime();
+        Future<?> timer = s.schedule(() -> ranAt.set(System.nanoTime()), 50_000_000);
+        s.close();
+        assertTrue(s.isTerminated());
+        assertTrue(timer.isDone() && !timer.isCancelled(), "the timer ran to its end before close returned");
+        assertTrue(ranAt.get() - scheduledAt >= 50_000_000, "fired early: " + (ranAt.get() - scheduledAt) + " ns");
+        timer.get(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /**
+     * While close() waits for a far timer: a timer from outside is rejected, one from a task on a
+     * carrier is accepted (the continuation of accepted work) and fires, and cancelling the far
+     * timer lets close() return.
+     */
+    @Test
+    void whileClosingOutsideTimersAreRejectedAndCancellingTheLastOneLetsCloseReturn() throws Exception {
+        GmpScheduler s = GmpScheduler.builder().procs(2).name("closing").build();
+        AtomicInteger farRuns = new AtomicInteger();
+        Future<?> far = s.schedule(farRuns::incrementAndGet, java.util.concurrent.TimeUnit.HOURS.toNanos(1));
+        CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch fromCarrier = new CountDownLatch(1);
+        s.execute(() -> { // a task still running during close may add timers
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            s.schedule(fromCarrier::countDown, 1_000_000);
+        });
+        Thread closer = Thread.ofPlatform().start(s::close);
+        Probe.awaitTrue(s::isClosed, BOUND, s, "close to begin");
+        assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> s.schedule(() -> { }, 0));
+        go.countDown();
+        Probe.await(fromCarrier, BOUND, s, "a carrier's timer during close");
+        closer.join(200);
+        assertTrue(closer.isAlive(), "close returned with a timer pending");
+        assertFalse(s.isTerminated());
+        assertTrue(far.cancel(false));
+        closer.join(BOUND.toMillis());
+        assertFalse(closer.isAlive(), "close still waits after the last pending timer was cancelled\n" + s.snapshot());
+        assertTrue(s.isTerminated());
+        assertEquals(0, farRuns.get());
     }
 
     @Test

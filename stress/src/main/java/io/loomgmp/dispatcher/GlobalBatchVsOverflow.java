@@ -16,7 +16,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * ({@code RunLoop.grabReadyBatch}, step 4 of {@code findRunnable}) while the owner of another P,
  * whose ring is full, pushes one more task and moves the overflow (the older half of its ring
  * plus the new task, 129 tasks) to the global ready lane ({@code Scheduling.submit}:
- * {@code global.putReadyBatch(overflow)}: one CAS links the batch, then the size hint grows).
+ * {@code global.putOverflow(overflow, overflow.length)}: one CAS links the batch, then the size hint grows).
  * Real {@code GlobalQueue} and {@code RunQueue}s; the grab is {@code grabReadyBatch}'s body (a
  * private method of {@code RunLoop}, which needs a running scheduler), quoted except for its
  * counters, with {@code procs} = 2:
@@ -77,7 +77,7 @@ public class GlobalBatchVsOverflow {
     public void owner() {
         Runnable[] overflow = overflowing.pushOrOverflow(tasks[RunQueue.CAPACITY]);
         if (overflow != null) {
-            global.putReadyBatch(overflow);
+            global.putOverflow(overflow, overflow.length);
         }
     }
 

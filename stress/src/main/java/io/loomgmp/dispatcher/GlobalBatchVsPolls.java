@@ -31,7 +31,7 @@ public class GlobalBatchVsPolls {
 
     @Actor
     public void producer() {
-        global.putReadyBatch(new Runnable[] {tasks[0], tasks[1], tasks[2]});
+        global.putOverflow(new Runnable[] {tasks[0], tasks[1], tasks[2]}, 3);
         global.putYielded(tasks[3]);
     }
 
