@@ -25,8 +25,8 @@ import java.util.Set;
  *       {@code timers=false}, {@code schedule}, so that virtual threads' timeouts become timers of
  *       GMP's Ps. Should that method have another shape, one warning line says so and the JDK's
  *       timer threads stay in use. Should the constructor have another shape, or the rewrite
- *       fail, or the JVM refuse the rewritten class, this step is taken back ({@link Rollback})
- *       and the agent stops here: see "A JDK of another shape".</li>
+ *       fail, or the JVM refuse the rewritten class or not hand it over, this step is taken back
+ *       ({@link Rollback}) and the agent stops here: see "A JDK of another shape".</li>
  *   <li>From here on every new virtual thread runs on GMP, and nothing is taken back. Install
  *       the scheduler for {@link Gmp#scheduler()}, and register
  *       {@link VirtualThreadSchedulerImplsRewriter} and {@link JcmdSchedulerRewriter}, so that the
@@ -48,7 +48,7 @@ import java.util.Set;
  *       cost every application about 0.3 s of start-up).</li>
  * </ol>
  * VirtualThread is loaded but not yet initialised when this runs; its static initialiser still
- * creates the JDK's ForkJoinPool later, which stays unused and starts no thread.
+ * creates the JDK's ForkJoinPool later, which under GMP stays unused and starts no thread.
  *
  * <p><b>A JDK of another shape</b> (steps 2 and 4, {@link UnsupportedJdk}): a JDK patch release
  * or a vendor's build may change VirtualThread. By default the agent then fails open: one warning
@@ -92,13 +92,7 @@ public final class GmpAgent {
 
     private static void install(AgentSettings settings, Instrumentation instrumentation) throws Exception {
         Class<?> virtualThread = Class.forName("java.lang.VirtualThread", false, null);
-        String problem = VirtualThreadRewriter.fieldProblem(virtualThread);
-        if (problem == null && !instrumentation.isModifiableClass(virtualThread)) {
-            problem = "java.lang.VirtualThread cannot be retransformed";
-        }
-        if (problem != null) {
-            throw new UnsupportedJdk(problem); // nothing is in place yet
-        }
+        checkClass(virtualThread, instrumentation); // nothing is in place yet
 
         Module self = GmpAgent.class.getModule();
         instrumentation.redefineModule(Object.class.getModule(), Set.of(),
@@ -151,6 +145,22 @@ public final class GmpAgent {
         }
         if (settings.verbose()) {
             System.err.println(startupLine(AgentRelease.current(), settings.withTimers(timers)));
+        }
+    }
+
+    /**
+     * Step 2 of the class comment: VirtualThread's fields are those the rewrite expects, and the
+     * JVM lets it be retransformed.
+     *
+     * @throws UnsupportedJdk saying what differs, if not
+     */
+    static void checkClass(Class<?> virtualThread, Instrumentation instrumentation) throws UnsupportedJdk {
+        String problem = VirtualThreadRewriter.fieldProblem(virtualThread);
+        if (problem == null && !instrumentation.isModifiableClass(virtualThread)) {
+            problem = "java.lang.VirtualThread cannot be retransformed";
+        }
+        if (problem != null) {
+            throw new UnsupportedJdk(problem);
         }
     }
 

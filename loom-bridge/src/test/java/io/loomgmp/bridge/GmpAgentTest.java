@@ -14,10 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Whether start-up takes VirtualThread as rewritten ({@link GmpAgent#rewrite}), on the bytes a
- * JVM hands over ({@link FakeInstrumentation}): the running JDK's class is rewritten whole; a
- * class of another shape, bytes the rewriter cannot read, a JVM that refuses the rewritten class
- * or never hands it over each make it an unsupported JDK, saying why, with the class as it was.
+ * What makes start-up find an unsupported JDK: VirtualThread's fields, or a class the JVM will
+ * not retransform ({@link GmpAgent#checkClass}), before anything is in place; and, on the bytes a
+ * JVM hands over ({@link FakeInstrumentation}), whether it takes VirtualThread as rewritten
+ * ({@link GmpAgent#rewrite}): the running JDK's class is rewritten whole; a class of another
+ * shape, bytes the rewriter cannot read, a JVM that refuses the rewritten class or never hands
+ * it over each make it an unsupported JDK, saying why, with the class as it was.
  */
 class GmpAgentTest {
     private static final Class<?> VIRTUAL_THREAD = virtualThread();
@@ -46,6 +48,21 @@ class GmpAgentTest {
 
     private static String why(String problem) {
         return new GmpAgent.UnsupportedJdk(problem).getMessage();
+    }
+
+    @Test
+    void aClassWithoutTheFieldOrThatCannotBeRetransformedIsAnUnsupportedJdk() throws Exception {
+        GmpAgent.checkClass(VIRTUAL_THREAD, new FakeInstrumentation()); // the running JDK's: as expected
+        assertEquals(why("java.lang.VirtualThread has no field DEFAULT_SCHEDULER"), assertThrows(GmpAgent.UnsupportedJdk.class,
+                () -> GmpAgent.checkClass(String.class, new FakeInstrumentation())).getMessage());
+        FakeInstrumentation jvm = new FakeInstrumentation() {
+            @Override
+            public boolean isModifiableClass(Class<?> type) {
+                return false;
+            }
+        };
+        assertEquals(why("java.lang.VirtualThread cannot be retransformed"), assertThrows(GmpAgent.UnsupportedJdk.class,
+                () -> GmpAgent.checkClass(VIRTUAL_THREAD, jvm)).getMessage());
     }
 
     @Test
