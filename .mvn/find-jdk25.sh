@@ -9,8 +9,9 @@ loomgmp_jdk_major() { # $1 = JDK home; prints its java.specification.version, or
     sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p'
 }
 
-# The JDKs loom-gmp supports: the agent rewrites java.lang.VirtualThread as JDK 25 has it, and
-# refuses any other feature release at start-up, so the build and the scripts take only these.
+# The JDKs loom-gmp supports: the agent rewrites java.lang.VirtualThread as JDK 25 has it, and on
+# any other feature release steps aside (or, with strict=true, refuses to start), so the build and
+# the scripts take only these.
 # The same as the parent pom's loomgmp.supported.jdk, which the agent's manifest and check use
 # (LauncherIT fails when the two differ).
 loomgmp_supported_jdk=25
@@ -24,7 +25,7 @@ loomgmp_why_not() { # why the JDK just looked at was not taken
   if [ -z "${loomgmp_major-}" ]; then
     echo "no JDK there (no bin/java and bin/javac)"
   elif [ "$loomgmp_major" -gt "$loomgmp_supported_jdk" ]; then
-    echo "JDK $loomgmp_major, newer than the JDK $loomgmp_supported_jdk loom-gmp supports: its agent rewrites JDK $loomgmp_supported_jdk's VirtualThread and refuses other JDKs"
+    echo "JDK $loomgmp_major, newer than the JDK $loomgmp_supported_jdk loom-gmp supports: its agent rewrites JDK $loomgmp_supported_jdk's VirtualThread and does nothing on other JDKs"
   else
     echo "JDK $loomgmp_major; loom-gmp needs JDK $loomgmp_supported_jdk"
   fi

@@ -6,9 +6,12 @@ import java.lang.invoke.MethodType;
 
 /**
  * The agent's {@code Premain-Class}. Compiled for Java 8 (see the module's pom) so that any JDK
- * can load it and say which JDKs loom-gmp supports, instead of failing with an
- * UnsupportedClassVersionError and a JVM abort. The real agent, {@link GmpAgent}, is reached
- * reflectively once the JDK is known to be one the build supports ({@link AgentRelease}).
+ * can load it, instead of failing with an UnsupportedClassVersionError and a JVM abort. The real
+ * agent, {@link GmpAgent}, is reached reflectively once the JDK is known to be a feature release
+ * the build supports ({@link AgentRelease}). On any other JDK the agent does nothing: by default
+ * it says so in one warning line and the application runs as without it, as {@link GmpAgent} does
+ * for a supported JDK whose VirtualThread it cannot rewrite; with {@code strict=true} it refuses
+ * to start ({@link UnsupportedJdkPolicy}).
  */
 public final class AgentEntry {
     private AgentEntry() {
@@ -19,14 +22,23 @@ public final class AgentEntry {
         try {
             release = AgentRelease.current();
         } catch (IllegalStateException e) {
-            System.err.println(e.getMessage());
+            System.err.println(e.getMessage()); // a broken agent jar, not a JDK matter
             System.exit(1);
             return;
         }
         if (!release.supports(AgentRelease.runningFeature())) {
-            // A refusal, not a silent fallback: the user asked for GMP and would not get it.
-            System.err.println(refusal(release, AgentJar.path()));
-            System.exit(1);
+            boolean strict;
+            try {
+                strict = UnsupportedJdkPolicy.strict(arguments, System.getProperties());
+            } catch (IllegalArgumentException badValue) {
+                System.err.println(badValue.getMessage());
+                System.exit(1);
+                return;
+            }
+            if (UnsupportedJdkPolicy.report(unsupported(release), strict, AgentJar.path(), System.err) != 0) {
+                System.exit(1);
+            }
+            return; // nothing installed: the JVM runs as without the agent
         }
         // A method handle called with its exact type, not Method.invoke: core reflection spins
         // its own method-handle adapters on first use (about 8 ms in every start-up), while this
@@ -37,12 +49,8 @@ public final class AgentEntry {
                 .invokeExact(arguments, instrumentation);
     }
 
-    /** What the agent prints on a JDK it does not support: the JDK found, the ones supported, the way out. */
-    static String refusal(AgentRelease release, String agentJar) {
-        return "loom-gmp: the loom-gmp " + release.version() + " agent does not support this JDK: "
-                + AgentRelease.runningJdk() + ".\n"
-                + "loom-gmp: it supports " + release.supportedJdksText() + ".\n"
-                + "loom-gmp: to run without loom-gmp, remove the option -javaagent:" + agentJar
-                + " (and its arguments): the application then runs on the JDK's default virtual-thread scheduler.";
+    /** Why this JDK is not supported, for {@link UnsupportedJdkPolicy}: the JDKs this build supports. */
+    static String unsupported(AgentRelease release) {
+        return "the loom-gmp " + release.version() + " agent supports " + release.supportedJdksText();
     }
 }

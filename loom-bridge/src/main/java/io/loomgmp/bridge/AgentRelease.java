@@ -105,7 +105,7 @@ final class AgentRelease {
         return Integer.parseInt(spec.startsWith("1.") ? spec.substring(2) : spec);
     }
 
-    /** The running JDK, as a refusal names it: "17.0.13 (Debian, java.home /usr/lib/jvm/...)". */
+    /** The running JDK, as AgentUsage and AgentJarMain name it: "17.0.13 (Debian, java.home /usr/lib/jvm/...)". */
     static String runningJdk() {
         return System.getProperty("java.version") + " (" + System.getProperty("java.vm.vendor")
                 + ", java.home " + System.getProperty("java.home") + ")";

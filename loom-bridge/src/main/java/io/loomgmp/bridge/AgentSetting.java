@@ -5,6 +5,8 @@ package io.loomgmp.bridge;
  * default. The one list that {@link AgentSettings} parses by and that {@code java -jar
  * loom-gmp-agent.jar} prints ({@link AgentUsage}); README.md's table in "Using it in an
  * application" documents the same rows (AgentSettingTest checks that it names each of them).
+ * {@code strict} is also read by {@link UnsupportedJdkPolicy}, compiled for Java 8, on a JDK too
+ * old for this class.
  */
 enum AgentSetting {
     PARALLELISM("parallelism", "jdk.virtualThreadScheduler.parallelism", "N",
@@ -33,7 +35,10 @@ enum AgentSetting {
             "virtual threads' timeouts (sleep, timed park and wait) become timers of GMP's Ps"
                     + " instead of the JDK's timer threads", "true"),
     VERBOSE("verbose", "gmp.verbose", "true|false",
-            "print one line on stderr at start-up: the agent's version and the settings in force", "false");
+            "print one line on stderr at start-up: the agent's version and the settings in force", "false"),
+    STRICT(UnsupportedJdkPolicy.ARGUMENT, UnsupportedJdkPolicy.PROPERTY, "true|false",
+            "on a JDK the agent cannot put on GMP, refuse to start (exit 1) instead of one warning line"
+                    + " and running on the JDK's default scheduler", "false");
 
     /** The agent argument's name: {@code -javaagent:loom-gmp-agent.jar=<argument>=value}. */
     final String argument;

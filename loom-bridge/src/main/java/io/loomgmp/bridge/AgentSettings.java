@@ -20,7 +20,7 @@ import java.util.Properties;
  */
 record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Duration keepAlive, long schedtraceMillis,
                      int latencySample, boolean preempt, List<String> preemptInclude, List<String> preemptExclude, boolean mxbean,
-                     boolean timers, boolean verbose) {
+                     boolean timers, boolean verbose, boolean strict) {
     static final String PARALLELISM = AgentSetting.PARALLELISM.property;
     static final String MAX_POOL_SIZE = AgentSetting.MAX_POOL_SIZE.property;
     static final String KEEPALIVE = AgentSetting.KEEPALIVE.property;
@@ -31,6 +31,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
     static final String MXBEAN = AgentSetting.MXBEAN.property;
     static final String TIMERS = AgentSetting.TIMERS.property;
     static final String VERBOSE = AgentSetting.VERBOSE.property;
+    static final String STRICT = AgentSetting.STRICT.property;
     /** ForkJoinPool's limit, which the JDK applies to the same properties. */
     static final int MAX_PARALLELISM = 0x7fff;
     /** The largest {@code latency.sample}, as {@code GmpScheduler.Builder.latencySample} takes it. */
@@ -103,15 +104,16 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         boolean mxbean = !"false".equals(values.get(AgentSetting.MXBEAN));
         boolean timers = !"false".equals(values.get(AgentSetting.TIMERS));
         boolean verbose = "true".equals(values.get(AgentSetting.VERBOSE));
+        boolean strict = "true".equals(values.get(AgentSetting.STRICT));
         return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtrace, latencySample, preempt,
                 prefixes(values.get(AgentSetting.PREEMPT_INCLUDE)), prefixes(values.get(AgentSetting.PREEMPT_EXCLUDE)),
-                mxbean, timers, verbose);
+                mxbean, timers, verbose, strict);
     }
 
     /** These settings, but with the timers the agent could install (see GmpAgent). */
     AgentSettings withTimers(boolean timersInForce) {
         return new AgentSettings(parallelism, maxPoolSize, timeSlice, keepAlive, schedtraceMillis, latencySample, preempt,
-                preemptInclude, preemptExclude, mxbean, timersInForce, verbose);
+                preemptInclude, preemptExclude, mxbean, timersInForce, verbose, strict);
     }
 
     /**
@@ -132,6 +134,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
         shown.put(AgentSetting.MXBEAN, String.valueOf(mxbean));
         shown.put(AgentSetting.TIMERS, String.valueOf(timers));
         shown.put(AgentSetting.VERBOSE, String.valueOf(verbose));
+        shown.put(AgentSetting.STRICT, String.valueOf(strict));
         if (shown.size() != AgentSetting.values().length) {
             throw new IllegalStateException("a setting is missing from inForce(): " + shown.keySet());
         }
@@ -195,7 +198,7 @@ record AgentSettings(int parallelism, int maxPoolSize, Duration timeSlice, Durat
                             + ": about one task in N is timed (1 times every task, 0 turns sampling off)");
                 }
             }
-            case PREEMPT, MXBEAN, TIMERS, VERBOSE -> {
+            case PREEMPT, MXBEAN, TIMERS, VERBOSE, STRICT -> {
                 if (!value.equals("true") && !value.equals("false")) {
                     throw bad(source, value, "true or false");
                 }

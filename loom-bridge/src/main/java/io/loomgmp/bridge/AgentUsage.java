@@ -16,7 +16,7 @@ final class AgentUsage {
         out.append("Supported JDKs: ").append(release.supportedJdksText()).append(". This JDK: ")
                 .append(AgentRelease.runningJdk())
                 .append(release.supports(AgentRelease.runningFeature()) ? ", supported.\n"
-                        : ", NOT supported: the agent refuses to start on it.\n");
+                        : ", NOT supported: on it the agent warns and steps aside (strict=true: refuses to start).\n");
         out.append("\nAttach it to a JVM (settings after '=', comma-separated):\n");
         out.append("  java -javaagent:").append(agentJar).append("[=setting=value,...] -jar app.jar\n");
         out.append("  e.g. java -javaagent:").append(agentJar).append("=parallelism=4,timeslice=5ms -jar app.jar\n");

@@ -15,7 +15,8 @@ public final class Gmp {
 
     /**
      * The JVM-wide scheduler that the agent installed, on which every virtual thread runs; empty
-     * when the JVM was not started with the loom-gmp agent.
+     * when the JVM was not started with the loom-gmp agent, or the agent stepped aside on a JDK it
+     * cannot put on GMP (it then said so on standard error).
      */
     public static Optional<GmpScheduler> scheduler() {
         return Optional.ofNullable(installed);

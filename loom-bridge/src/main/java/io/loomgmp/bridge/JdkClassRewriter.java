@@ -5,9 +5,10 @@ import java.security.ProtectionDomain;
 
 /**
  * A transformer that rewrites one class of the JDK (boot loader) and keeps the outcome of its
- * last run for the agent to check: the JVM swallows a transformer's exceptions. It must stay
- * registered for the life of the JVM: a later retransformation of the class (a profiler, another
- * agent) starts from the JDK's original bytes and would silently undo the rewrite.
+ * last run for the agent to check: the JVM swallows a transformer's exceptions. Once it has
+ * rewritten its class it must stay registered for the life of the JVM: a later retransformation of
+ * the class (a profiler, another agent) starts from the JDK's original bytes and would silently
+ * undo the rewrite.
  */
 abstract class JdkClassRewriter implements ClassFileTransformer {
     /** The rewritten bytes and the number of sites changed in them. */

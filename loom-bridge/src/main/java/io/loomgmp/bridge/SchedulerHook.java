@@ -43,7 +43,8 @@ import java.util.function.Supplier;
  * The class and those two methods are public because classes outside {@code java.lang} call
  * them; that exposes nothing an application could not reach already (the JDK's MXBean and
  * {@code Thread.ofVirtual()}). The agent installs the scheduler and the timers before it
- * rewrites VirtualThread, so neither the exception nor the fallback is seen in practice. {@code timers} is {@link #timeout}: a timer
+ * rewrites VirtualThread, and takes them back ({@link #clear}) only when VirtualThread was not
+ * rewritten, so neither the exception nor the fallback is seen in practice. {@code timers} is {@link #timeout}: a timer
  * of the thread's GMP scheduler, for a virtual thread on one.
  */
 final class SchedulerHook {
@@ -103,5 +104,22 @@ final class SchedulerHook {
             MethodHandle timeout = MethodHandles.lookup().findStatic(SchedulerHook.class, "timeout", TIMEOUT_TYPE);
             inHook.findStaticVarHandle(hook, TIMERS_FIELD, MethodHandle.class).setVolatile(timeout);
         }
+    }
+
+    /**
+     * Takes back what {@link #define} installed, when start-up fails before VirtualThread is
+     * rewritten ({@link Rollback}): the hook, which cannot be undefined, then holds no scheduler,
+     * timers or MXBean maker, so that it keeps none of them alive; nothing calls it while
+     * VirtualThread is not rewritten, and should anything call {@code scheduler()}, it throws,
+     * as before {@code define}.
+     *
+     * @throws ClassNotFoundException if the hook is not defined
+     */
+    static void clear() throws ReflectiveOperationException {
+        Class<?> hook = Class.forName(CLASS_NAME, false, null);
+        MethodHandles.Lookup inHook = MethodHandles.privateLookupIn(hook, MethodHandles.lookup());
+        inHook.findStaticVarHandle(hook, FIELD, Executor.class).setVolatile((Executor) null);
+        inHook.findStaticVarHandle(hook, MXBEAN_FIELD, Supplier.class).setVolatile((Supplier<?>) null);
+        inHook.findStaticVarHandle(hook, TIMERS_FIELD, MethodHandle.class).setVolatile((MethodHandle) null);
     }
 }

@@ -35,8 +35,12 @@ import java.util.concurrent.Executor;
  * ({@link ClassPatch}); the shape they need is checked on the bytes the JVM hands the
  * transformer, so the agent never reads the class from the run-time image itself.
  *
- * <p>It stays registered ({@link JdkClassRewriter}): a later retransformation of VirtualThread
- * would otherwise silently bring ForkJoinPool back.
+ * <p>It hands the JVM bytes only for the whole rewrite: the constructor's read, and
+ * {@code schedule} too or a reason why not ({@link #lastTimersProblem}); a constructor of another
+ * shape leaves the class as it is ({@link #lastShapeProblem}), and the agent then takes back its
+ * start-up ({@link Rollback}), this transformer included. Once VirtualThread is rewritten it
+ * stays registered ({@link JdkClassRewriter}): a later retransformation of VirtualThread would
+ * otherwise silently bring ForkJoinPool back.
  */
 final class VirtualThreadRewriter extends JdkClassRewriter {
     static final String VIRTUAL_THREAD = "java/lang/VirtualThread";

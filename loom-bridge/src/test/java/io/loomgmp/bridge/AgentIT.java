@@ -114,7 +114,8 @@ class AgentIT {
                 "loom-gmp: unknown agent argument \"procs=2\"; accepted: parallelism=N, maxPoolSize=N,"
                         + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, latency.sample=N, preempt=true|false,"
                         + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false,"
-                        + " verbose=true|false");
+                        + " verbose=true|false, strict=true|false");
+        assertRefused("strict=yes", List.of(), "loom-gmp: bad value \"yes\" for agent argument strict: expected true or false");
         assertRefused(null, List.of("-Dgmp.latency.sample=-8"),
                 "loom-gmp: bad value \"-8\" for system property gmp.latency.sample: expected a whole number from 0 to"
                         + " 1000000: about one task in N is timed (1 times every task, 0 turns sampling off)");

@@ -15,13 +15,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The agent jar as a user downloads it: its manifest, {@code java -jar} on it, the start-up line
- * behind {@code verbose}, and its refusal on a JDK it does not support (a real one, found under
- * /usr/lib/jvm).
+ * behind {@code verbose}, and what it does on a JDK it does not support (a real one, found under
+ * /usr/lib/jvm): one warning line and the JVM runs without it, or with {@code strict} a refusal.
  */
 class AgentJarIT {
     private static final String VERSION = System.getProperty("loomgmp.version");
@@ -77,7 +78,7 @@ class AgentJarIT {
             assertEquals("loom-gmp " + VERSION + " agent on JDK " + Runtime.version() + " ("
                     + System.getProperty("java.vm.vendor") + "): parallelism=2,maxPoolSize=256,timeslice=10ms,"
                     + "keepalive=30s,schedtrace=0,latency.sample=8,preempt=true,preempt.include=,preempt.exclude=,"
-                    + "mxbean=true,timers=true,verbose=true\n", jvm.stderr(), jvm.toString());
+                    + "mxbean=true,timers=true,verbose=true,strict=false\n", jvm.stderr(), jvm.toString());
             assertTrue(jvm.value("ofVirtual").startsWith("gmp-M"), jvm.toString());
         }
     }
@@ -92,19 +93,48 @@ class AgentJarIT {
     }
 
     @Test
-    void onAnUnsupportedJdkTheAgentRefusesNamingTheJdkTheSupportedOnesAndTheWayOut() throws IOException {
+    void onAnUnsupportedJdkTheAgentWarnsInOneLineAndTheJvmRunsWithoutIt() throws IOException {
         Path oldJdk = unsupportedJdk();
         ForkedJvm jvm = ForkedJvm.run(oldJdk, List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=parallelism=2", "-version"));
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        String[] lines = jvm.stderr().split("\n", 2);
+        assertEquals(2, lines.length, "the warning, then java -version's lines\n" + jvm);
+        assertTrue(lines[0].matches("loom-gmp: warning: unsupported JDK " + oldJdkNamed(oldJdk) + ": the loom-gmp "
+                + Pattern.quote(VERSION + " agent supports JDK " + SUPPORTED + ". The JVM runs without loom-gmp: virtual"
+                + " threads run on the JDK's default scheduler. strict=true (-Dgmp.strict=true) makes the agent refuse to"
+                + " start instead.")), jvm.toString());
+        assertTrue(lines[1].matches("(?s)(openjdk|java) version \"(1\\.)?" + feature(oldJdk) + "[^\n]*\n.*"),
+                "then the JVM ran: java -version printed the rest\n" + jvm);
+        assertFalse(lines[1].contains("loom-gmp"), jvm.toString());
+    }
+
+    @Test
+    void withStrictOnAnUnsupportedJdkTheAgentRefusesInOneLineNamingTheJdkAndTheWaysOut() throws IOException {
+        Path oldJdk = unsupportedJdk();
+        for (List<String> strict : List.of(List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=parallelism=2,strict=true", "-version"),
+                List.of("-Dgmp.strict=true", "-javaagent:" + ForkedJvm.AGENT_JAR, "-version"))) {
+            ForkedJvm jvm = ForkedJvm.run(oldJdk, strict);
+            assertEquals(1, jvm.exitCode(), jvm.toString());
+            assertTrue(jvm.stderr().matches("loom-gmp: unsupported JDK " + oldJdkNamed(oldJdk) + ": the loom-gmp "
+                    + Pattern.quote(VERSION + " agent supports JDK " + SUPPORTED + ". The JVM does not start, as strict=true"
+                    + " asks. To run without loom-gmp, set strict=false (the agent then warns and steps aside) or remove the"
+                    + " option -javaagent:" + ForkedJvm.AGENT_JAR + " (and its arguments): virtual threads then run on the"
+                    + " JDK's default scheduler.") + "\n"), "the refusal and nothing else (no version, no stack trace)\n" + jvm);
+        }
+    }
+
+    @Test
+    void onAnUnsupportedJdkABadStrictValueIsRefused() throws IOException {
+        ForkedJvm jvm = ForkedJvm.run(unsupportedJdk(),
+                List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=strict=maybe", "-version"));
         assertEquals(1, jvm.exitCode(), jvm.toString());
-        String[] lines = jvm.stderr().strip().split("\n");
-        assertEquals(3, lines.length, "the refusal and nothing else (no version, no stack trace)\n" + jvm);
-        assertTrue(lines[0].matches("loom-gmp: the loom-gmp " + Pattern.quote(VERSION)
-                + " agent does not support this JDK: [0-9][^ ]* \\(.+, java\\.home " + Pattern.quote(oldJdk.toString())
-                + "\\)\\."), jvm.toString());
-        assertEquals("loom-gmp: it supports JDK " + SUPPORTED + ".", lines[1]);
-        assertEquals("loom-gmp: to run without loom-gmp, remove the option -javaagent:" + ForkedJvm.AGENT_JAR
-                + " (and its arguments): the application then runs on the JDK's default virtual-thread scheduler.",
-                lines[2]);
+        assertEquals("loom-gmp: bad value \"maybe\" for agent argument strict: expected true or false\n", jvm.stderr());
+    }
+
+    /** How the lines name {@code oldJdk}, as a regular expression: its version, vendor and home. */
+    private static String oldJdkNamed(Path oldJdk) {
+        return Pattern.quote(String.valueOf(feature(oldJdk))) + "[^ ]* \\(.+, java\\.home " + Pattern.quote(oldJdk.toString())
+                + "\\)";
     }
 
     @Test

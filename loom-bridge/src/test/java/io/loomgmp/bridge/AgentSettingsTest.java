@@ -23,7 +23,7 @@ class AgentSettingsTest {
     /** The defaults but for the parallelism and the carrier bound. */
     private static AgentSettings defaults(int parallelism, int maxPoolSize) {
         return new AgentSettings(parallelism, maxPoolSize, Duration.ofMillis(10), Duration.ofSeconds(30), 0,
-                8, true, List.of(), List.of(), true, true, false);
+                8, true, List.of(), List.of(), true, true, false, false);
     }
 
     @Test
@@ -119,7 +119,7 @@ class AgentSettingsTest {
         assertBad("loom-gmp: unknown agent argument \"quiet\"; accepted: parallelism=N, maxPoolSize=N,"
                 + " timeslice=DURATION, keepalive=DURATION, schedtrace=MS, latency.sample=N, preempt=true|false,"
                 + " preempt.include=PREFIXES, preempt.exclude=PREFIXES, mxbean=true|false, timers=true|false,"
-                + " verbose=true|false", "quiet", props());
+                + " verbose=true|false, strict=true|false", "quiet", props());
     }
 
     @Test
@@ -163,16 +163,28 @@ class AgentSettingsTest {
     }
 
     @Test
+    void strictIsOffUnlessAskedForAndTakesTrueOrFalse() {
+        assertFalse(AgentSettings.parse(null, props(), 1).strict());
+        assertTrue(AgentSettings.parse("strict=true", props(), 1).strict());
+        assertTrue(AgentSettings.parse(null, props(AgentSettings.STRICT, "true"), 1).strict());
+        assertFalse(AgentSettings.parse("strict=false", props(AgentSettings.STRICT, "true"), 1).strict(),
+                "the agent argument wins");
+        assertBad("loom-gmp: bad value \"yes\" for agent argument strict: expected true or false", "strict=yes", props());
+        assertBad("loom-gmp: bad value \"TRUE\" for system property gmp.strict: expected true or false",
+                "strict=true", props(AgentSettings.STRICT, "TRUE"));
+    }
+
+    @Test
     void theSettingsInForceAreShownAsAgentArgumentsInTheTablesOrder() {
         assertEquals("parallelism=8,maxPoolSize=256,timeslice=10ms,keepalive=30s,schedtrace=0,latency.sample=8,"
-                + "preempt=true,preempt.include=,preempt.exclude=,mxbean=true,timers=true,verbose=false",
+                + "preempt=true,preempt.include=,preempt.exclude=,mxbean=true,timers=true,verbose=false,strict=false",
                 AgentSettings.parse(null, props(), 8).inForce());
         assertEquals("parallelism=2,maxPoolSize=3,timeslice=500us,keepalive=1500ms,schedtrace=100,latency.sample=1,"
                 + "preempt=false,preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,timers=false,"
-                + "verbose=true",
+                + "verbose=true,strict=true",
                 AgentSettings.parse("parallelism=2,maxPoolSize=3,timeslice=500us,keepalive=1500ms,schedtrace=100,"
                         + "latency.sample=1,preempt=false,preempt.include=com.acme.;org.x.,preempt.exclude=com.acme.gen.,mxbean=false,"
-                        + "timers=false,verbose=true", props(), 8).inForce());
+                        + "timers=false,verbose=true,strict=true", props(), 8).inForce());
         assertEquals("timeslice=700ns", AgentSettings.parse("timeslice=700ns", props(), 1).inForce().split(",")[2]);
         assertTrue(AgentSettings.parse(null, props(), 1).withTimers(false).inForce().contains(",timers=false,"));
     }

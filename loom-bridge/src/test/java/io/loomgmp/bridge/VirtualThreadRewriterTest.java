@@ -93,10 +93,11 @@ class VirtualThreadRewriterTest {
     }
 
     @Test
-    void theUnsupportedJdkMessageNamesTheJdkVersion() {
-        String message = new GmpAgent.UnsupportedJdk("what differs").getMessage();
-        assertTrue(message.startsWith("loom-gmp: unsupported JDK " + Runtime.version() + " ("), message);
-        assertTrue(message.contains("what differs"), message);
+    void theUnsupportedJdkReasonSaysWhatDiffersAndWhatTheAgentSupports() {
+        AgentRelease release = AgentRelease.current();
+        assertEquals("what differs; the loom-gmp " + release.version() + " agent supports "
+                + release.supportedJdksText() + "'s java.lang.VirtualThread",
+                new GmpAgent.UnsupportedJdk("what differs").getMessage());
     }
 
     @Test
