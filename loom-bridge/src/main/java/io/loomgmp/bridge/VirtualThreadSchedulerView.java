@@ -4,8 +4,17 @@ import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.SchedulerSnapshot;
 import jdk.management.VirtualThreadSchedulerMXBean;
 
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.AttributeNotFoundException;
+import javax.management.DynamicMBean;
+import javax.management.InvalidAttributeValueException;
+import javax.management.MBeanException;
+import javax.management.MBeanInfo;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
+import javax.management.ReflectionException;
+import javax.management.StandardMBean;
 import java.util.function.Supplier;
 
 /**
@@ -25,8 +34,23 @@ import java.util.function.Supplier;
  * </ul>
  * Loaded only when the platform MBean server asks for it, through {@link Maker}, which the agent
  * installs in the hook at start-up without loading this class or {@code jdk.management}.
+ *
+ * <p>Why it is also a {@link DynamicMBean}: {@code ManagementFactory} registers a platform object
+ * that is not one inside a {@code StandardMBean} of its own, a class of {@code java.management}.
+ * The MBean server then answers {@code isInstanceOf(name, "jdk.management.VirtualThreadSchedulerMXBean")}
+ * by loading the class name that wrapper reports, this class's, with the wrapper's class loader,
+ * the boot loader, which cannot see the agent: the answer is false, and
+ * {@code ManagementFactory.newPlatformMXBeanProxy}, the way JMX consoles and monitoring agents
+ * reach the bean, throws {@code IllegalArgumentException} ("... is not an instance of ..."). A
+ * DynamicMBean is registered as itself, so the server asks this class's own loader, which sees
+ * both this class and the interface. The JMX work (the MBeanInfo, the MXBean type mapping,
+ * exceptions) is the JDK's: a {@link StandardMBean} of the interface, as {@code ManagementFactory}
+ * would have made, to which the DynamicMBean methods forward; an exception from a figure or
+ * from {@code setParallelism} reaches the JMX client as it would from the JDK's own bean. Making
+ * that StandardMBean fails only for an interface that is not a compliant MXBean interface, and
+ * then {@code ManagementFactory}'s own wrapping of the JDK's bean would fail the same way.
  */
-final class VirtualThreadSchedulerView implements VirtualThreadSchedulerMXBean {
+final class VirtualThreadSchedulerView implements VirtualThreadSchedulerMXBean, DynamicMBean {
     static final String OBJECT_NAME = "jdk.management:type=VirtualThreadScheduler";
 
     /** The hook's maker of the view (not a lambda: it is made in premain). */
@@ -44,9 +68,14 @@ final class VirtualThreadSchedulerView implements VirtualThreadSchedulerMXBean {
     }
 
     private final GmpScheduler scheduler;
+    /** This view as the JDK's MXBean of the interface: what the MBean server calls goes through it. */
+    private final StandardMBean mxbean;
 
     VirtualThreadSchedulerView(GmpScheduler scheduler) {
         this.scheduler = scheduler;
+        // Last, as this escapes: StandardMBean introspects the interface and keeps the reference,
+        // calling nothing on it until the MBean server does.
+        this.mxbean = new StandardMBean(this, VirtualThreadSchedulerMXBean.class, true);
     }
 
     @Override
@@ -101,6 +130,37 @@ final class VirtualThreadSchedulerView implements VirtualThreadSchedulerMXBean {
         } catch (MalformedObjectNameException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    @Override
+    public MBeanInfo getMBeanInfo() {
+        return mxbean.getMBeanInfo();
+    }
+
+    @Override
+    public Object getAttribute(String attribute) throws AttributeNotFoundException, MBeanException, ReflectionException {
+        return mxbean.getAttribute(attribute);
+    }
+
+    @Override
+    public void setAttribute(Attribute attribute)
+            throws AttributeNotFoundException, InvalidAttributeValueException, MBeanException, ReflectionException {
+        mxbean.setAttribute(attribute);
+    }
+
+    @Override
+    public AttributeList getAttributes(String[] attributes) {
+        return mxbean.getAttributes(attributes);
+    }
+
+    @Override
+    public AttributeList setAttributes(AttributeList attributes) {
+        return mxbean.setAttributes(attributes);
+    }
+
+    @Override
+    public Object invoke(String actionName, Object[] params, String[] signature) throws MBeanException, ReflectionException {
+        return mxbean.invoke(actionName, params, signature);
     }
 
     /** As the JDK's own: {@code [parallelism=2, size=3, mounted=2, queued=14]}, then GMP's line. */
