@@ -272,7 +272,7 @@ final class Carriers {
                 if (m.parked) {
                     scheduling.idle.takeCarrier(m);
                 }
-                scheduling.idle.stopTimerSleep(m);
+                scheduling.idle.passTimerSleep(m); // allocates nothing
             } finally {
                 scheduling.lock.unlock();
             }
@@ -469,7 +469,15 @@ final class Carriers {
                 scheduling.lock.unlock();
             }
         }
-        scheduling.idle.stopTimerSleep(m); // holding a P now: the next carrier to park sleeps for the timers
+        if (scheduling.idle.isTimerSleeper(m)) {
+            // Holding a P now, perhaps for a long task: another parked carrier sleeps for the timers.
+            scheduling.lock.lock();
+            try {
+                scheduling.idle.passTimerSleep(m);
+            } finally {
+                scheduling.lock.unlock();
+            }
+        }
         m.nextP = null;
         return p;
     }
@@ -511,7 +519,7 @@ final class Carriers {
                 return null;
             }
             idle.takeCarrier(m);
-            idle.stopTimerSleep(m);
+            idle.stopTimerSleep(m); // it parks again soon, and offers then; sysmon nets the rest
             idle.becomeSpinner(m);
             return p;
         } finally {

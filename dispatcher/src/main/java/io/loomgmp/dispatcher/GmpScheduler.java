@@ -41,6 +41,9 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         scheduling.loopFaultForTests = builder.loopFault;
         scheduling.timerMoveFaultForTests = builder.timerMoveFault;
         scheduling.global.allocationFaultForTests = builder.allocationFault;
+        if (builder.cpuToSpare != null) {
+            scheduling.sysmon.cpuToSpare = builder.cpuToSpare;
+        }
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -241,6 +244,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private Runnable loopFault;
         private Runnable timerMoveFault;
         private Runnable allocationFault;
+        private java.util.function.BooleanSupplier cpuToSpare;
 
         private Builder() {
         }
@@ -382,6 +386,15 @@ public final class GmpScheduler implements Executor, AutoCloseable {
          */
         Builder injectAllocationFault(Runnable fault) {
             this.allocationFault = fault;
+            return this;
+        }
+
+        /**
+         * For tests only: what sysmon asks to learn whether this JVM has a CPU to spare for
+         * another carrier (a machine whose CPUs are all taken answers false for ever).
+         */
+        Builder injectCpuToSpare(java.util.function.BooleanSupplier cpuToSpare) {
+            this.cpuToSpare = cpuToSpare;
             return this;
         }
 

@@ -273,6 +273,35 @@ final class Idle {
     }
 
     /**
+     * Must hold the scheduler lock. Carrier {@code m} stops sleeping for the timers because it
+     * has work now (a waker handed it a P, perhaps for a long task), or it fails: the role
+     * goes to another parked carrier, if there is one, which is unparked to sleep until the
+     * earliest timer. Without this, a sleeper that a hand-off took for a long task left the timers
+     * of idle Ps to nobody until some carrier parked again (sysmon's rule for overdue timers is
+     * the net below this: see {@code Sysmon.retake}).
+     */
+    void passTimerSleep(Carrier m) {
+        if (timerSleeper != m) {
+            return;
+        }
+        timerSleeper = null;
+        for (Carrier next : idleMs) { // the most recently parked first: its cache is the warmest
+            if (next != m) {
+                offerTimerSleep(next);
+                if (timerSleeper == next) {
+                    next.unpark(); // its park loop sees the role (Carriers.takeNextP)
+                }
+                return;
+            }
+        }
+    }
+
+    /** Any thread: the carrier sleeping for the timers, or null. */
+    Carrier timerSleeper() {
+        return timerSleeper;
+    }
+
+    /**
      * Any thread, after adding a timer due at {@code when} that is now the earliest of its heap
      * (Go's wakeNetPoller). Unparks the timer sleeper if it would wake later than {@code when}.
      * With no sleeper, wakes a carrier that will become one (unless the adder's carrier is about

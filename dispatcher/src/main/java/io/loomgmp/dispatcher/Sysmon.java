@@ -24,21 +24,24 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
  *       WAITING or TIMED_WAITING (parked, pinned virtual thread) other than waiting to acquire
  *       a lock ({@link #isQueuedForALock}); BLOCKED on a monitor for
- *       {@link #FUTEX_HANDOFF_AFTER_NANOS} while the machine has a CPU to spare; or RUNNABLE for
+ *       {@link #FUTEX_HANDOFF_AFTER_NANOS}, with the same CPU rule as a futex below; or RUNNABLE for
  *       the JVM but asleep
  *       in the kernel ({@link NativeThreadState}), without being put on a CPU
  *       in between (nor a garbage collection ending meanwhile, {@link CollectionSentinel}: an
  *       allocating thread waits for it), for {@link #NATIVE_HANDOFF_AFTER_NANOS} (on
  *       I/O, a pipe, a FIFO) or {@link #FUTEX_HANDOFF_AFTER_NANOS} (in a futex: waiting for a
- *       class initialiser, or for the JVM itself; and then only while fewer threads want a CPU
- *       than the JVM may use, as {@code /proc/loadavg} counts them: on a loaded machine such a
- *       wait is most likely for a descheduled lock holder or a collection, and another carrier
- *       would only compete for the same CPUs), looked at no more often than every
- *       {@link #NATIVE_CHECK_NANOS}.</li>
+ *       class initialiser, or for the JVM itself; and then only while fewer of this JVM's
+ *       threads want a CPU than it may use ({@link #cpuToSpare}): with its CPUs taken such a wait
+ *       is most likely for a descheduled lock holder or a collection, and another carrier would
+ *       only compete for the same CPUs; but for {@link #CPU_VETO_LIMIT_NANOS} at most), looked
+ *       at no more often than every {@link #NATIVE_CHECK_NANOS}.</li>
  *   <li><b>wakes a carrier</b> for work queued behind a long task: a P running the same task as
  *       at the last look with tasks in its queue while another P is idle and nobody spins. A
  *       hand-off into an empty runnext wakes nobody (the submitter usually blocks at once), so
- *       this is what lets another carrier steal it when the submitter keeps computing.</li>
+ *       this is what lets another carrier steal it when the submitter keeps computing. Likewise
+ *       for global work, and for any P's timers overdue by {@link #GIVE_WAY_AFTER_NANOS}, while a
+ *       P is idle and nobody spins (Go's sysmon starts an M for overdue timers); with no P idle,
+ *       those make a blocked carrier's P worth handing off (step 2).</li>
  * </ol>
  * <h2>When it looks</h2>
  * Go's cadence: 20 µs between rounds after a round that acted, doubling after 50 rounds that did
@@ -107,6 +110,14 @@ final class Sysmon implements Runnable {
      */
     static final long FUTEX_HANDOFF_AFTER_NANOS = 10_000_000;
     /**
+     * The longest a futex or monitor wait is left alone for want of a spare CPU
+     * ({@link #cpuToSpare}): after this, it is handed off all the same. A descheduled lock holder
+     * gets a CPU within a few scheduler periods (Linux's is at most 24 ms), so a wait this long is
+     * a wait for something the blocked carrier's own P must run first (a task queued behind it):
+     * without a bound that was a deadlock for as long as the machine stayed busy.
+     */
+    static final long CPU_VETO_LIMIT_NANOS = 100_000_000;
+    /**
      * How long a task may run before it gives way to work that waits for its P (a due timer, work
      * from outside with no idle P): about Linux CFS's minimum granularity. Shorter would preempt
      * tasks that are about to end anyway; the time slice is the bound when nothing waits.
@@ -140,6 +151,13 @@ final class Sysmon implements Runnable {
     private volatile boolean sleepingLong;
 
     final LongAdder preemptRequests = new LongAdder();
+    /** {@link #cpuToSpare()}; tests stand in a machine that never has one. Read by sysmon's thread. */
+    volatile java.util.function.BooleanSupplier cpuToSpare = new java.util.function.BooleanSupplier() {
+        @Override
+        public boolean getAsBoolean() { // not a lambda: made in every JVM's start-up
+            return cpuToSpare();
+        }
+    };
     private final boolean enabled;
 
     /** What sysmon saw of one P at its last look. */
@@ -413,10 +431,12 @@ final class Sysmon implements Runnable {
     }
 
     private boolean allIdle() {
-        // Timers do not keep sysmon awake: a parked carrier sleeps until the earliest one (Idle).
+        // Timers do not keep sysmon awake while a parked carrier sleeps until the earliest one
+        // (Idle); with nobody sleeping for them (no carrier could be started), sysmon does.
         // A retired P still held may run a task: sysmon keeps watching it until it is given up.
         return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty()
-                && scheduling.resize.retiring() == 0;
+                && scheduling.resize.retiring() == 0
+                && (scheduling.idle.timerSleeper() != null || scheduling.timerDelay(System.nanoTime()) < 0);
     }
 
     /** One round over the Ps; true if it requested a preemption or handed a P off. */
@@ -425,7 +445,12 @@ final class Sysmon implements Runnable {
         // Global work that nobody searches for while a P is idle: a carrier that could not be
         // started left it there (Carriers.start). Try again; not counted as acting, so that a
         // factory that keeps failing is not retried at the shortest cadence.
-        if (!scheduling.global.isEmpty() && scheduling.idle.idleProcs() > 0 && scheduling.idle.spinning() == 0) {
+        // The same for timers overdue by GIVE_WAY_AFTER_NANOS (Go's sysmon starts an M for timers
+        // that should have run): on a P whose holder is deep in a task, or on an idle P when no
+        // carrier sleeps for the timers (one that could not be started, or a sleeper a hand-off
+        // took for a long task while no other carrier was parked). A spinner runs them all.
+        if ((!scheduling.global.isEmpty() || scheduling.anyTimerDue(now - GIVE_WAY_AFTER_NANOS))
+                && scheduling.idle.idleProcs() > 0 && scheduling.idle.spinning() == 0) {
             scheduling.idle.wakeP();
         }
         // Outside work waits, no P is free to take it, and none has taken any for a while (they
@@ -537,11 +562,13 @@ final class Sysmon implements Runnable {
                 }
                 continue;
             }
-            if (watch.nativeAsleepSince != 0 && watch.futexOnly && !cpuToSpare()) {
-                // A futex or monitor wait on a machine with no CPU to spare is most likely a wait
+            if (watch.nativeAsleepSince != 0 && watch.futexOnly && now - blockedSince < CPU_VETO_LIMIT_NANOS
+                    && !cpuToSpare.getAsBoolean()) {
+                // A futex or monitor wait while this JVM has no CPU to spare is most likely a wait
                 // for a descheduled thread: a lock's holder, the JVM collecting. Another carrier
-                // would only compete for the same CPUs. Look again when the time has passed anew.
-                long again = now + FUTEX_HANDOFF_AFTER_NANOS;
+                // would only compete for the same CPUs. Look again when the time has passed anew,
+                // but no longer than CPU_VETO_LIMIT_NANOS in all.
+                long again = Math.min(now + FUTEX_HANDOFF_AFTER_NANOS, blockedSince + CPU_VETO_LIMIT_NANOS);
                 if (lookAgainAt == 0 || again - lookAgainAt < 0) {
                     lookAgainAt = again;
                 }
@@ -560,15 +587,18 @@ final class Sysmon implements Runnable {
     }
 
     /**
-     * Work that this P should run now: its own queue or due timers, or global work that no idle
-     * or spinning P is there to take (Go's condition in retake).
+     * Work that this P should run now: its own queue or due timers; or, with no idle or spinning
+     * P there to take it, global work (Go's condition in retake) or another P's timers overdue by
+     * {@link #GIVE_WAY_AFTER_NANOS} (their P's holder is deep in a task that does not yield:
+     * Go retakes a P in a syscall, and its new M runs other Ps' timers; so does the carrier this
+     * P is handed to, at step 6 of {@code RunLoop.findRunnable}).
      */
     private boolean hasWorkFor(Processor p, long now) {
         if (!p.runQueue.isEmpty() || p.timers.hasDue(now)) {
             return true;
         }
-        return !scheduling.global.isEmpty()
-                && scheduling.idle.idleProcs() + scheduling.idle.spinning() == 0;
+        return scheduling.idle.idleProcs() + scheduling.idle.spinning() == 0
+                && (!scheduling.global.isEmpty() || scheduling.anyTimerDue(now - GIVE_WAY_AFTER_NANOS));
     }
 
     /**
@@ -590,11 +620,18 @@ final class Sysmon implements Runnable {
     }
 
     /**
-     * Whether another carrier could run now: fewer threads want a CPU than this JVM may use
-     * (sysmon itself, which is about to sleep, not counted). True where {@code /proc} cannot tell.
+     * Whether another carrier could run now: fewer of this JVM's threads want a CPU than it may
+     * use, {@code availableProcessors()}, which the JDK takes from the container's CPU quota or
+     * cpuset where there is one (sysmon itself, which is about to sleep, not counted). This JVM's
+     * own threads, not the host's load: in a container whose {@code /proc} shows the host, the
+     * host's load can stay high for ever. The host's count ({@code /proc/loadavg}) only where the
+     * process's threads cannot be read; true where neither can.
      */
-    private static boolean cpuToSpare() {
-        int runnable = NativeThreadState.runnableThreads();
+    static boolean cpuToSpare() {
+        int runnable = NativeThreadState.runnableThreadsOfThisProcess();
+        if (runnable < 0) {
+            runnable = NativeThreadState.runnableThreads();
+        }
         return runnable < 0 || runnable - 1 < Runtime.getRuntime().availableProcessors();
     }
 

@@ -194,4 +194,143 @@ class HandoffTest {
             throw new AssertionError(e);
         }
     }
+
+    /**
+     * The issue's shape with procs = 2: B blocks its carrier on P0 ({@code latch.await()}); W, on
+     * P1, schedules a timer 20 ms out and then computes for 2 s with no poll (a plain Runnable,
+     * which sysmon cannot preempt). The timer is in P1's heap, behind W; P0 has no work of its
+     * own. Sysmon must hand P0 off for P1's overdue timer, and P0's new carrier runs it (other
+     * Ps' due timers, step 6 of findRunnable). Before, hasWorkFor(P0) looked only at P0's own
+     * queue and timers, and the timer fired when W ended, 2 s late.
+     */
+    @Test
+    void aTimerOverdueBehindATaskThatCannotYieldIsRunByABlockedCarriersP() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("overdue").build()) {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch blocked = new CountDownLatch(1);
+            s.execute(() -> {
+                blocked.countDown();
+                awaitUninterruptibly(release);
+            });
+            Probe.await(blocked, BOUND, s, "B blocking its carrier");
+            CountDownLatch fired = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicLong late = new java.util.concurrent.atomic.AtomicLong(-1);
+            AtomicBoolean stop = new AtomicBoolean();
+            s.execute(() -> {
+                long due = System.nanoTime() + 20_000_000;
+                s.schedule(() -> {
+                    late.set(System.nanoTime() - due);
+                    fired.countDown();
+                }, 20_000_000);
+                long until = System.nanoTime() + 2_000_000_000L;
+                while (!stop.get() && System.nanoTime() - until < 0) {
+                    Thread.onSpinWait(); // computes, and never polls
+                }
+            });
+            try {
+                Probe.await(fired, BOUND, s, "the timer behind W");
+                assertTrue(late.get() < 1_000_000_000L, "the timer fired " + late.get() / 1_000_000
+                        + " ms late, as if it waited for W\n" + s.snapshot());
+            } finally {
+                stop.set(true);
+                release.countDown();
+            }
+        }
+    }
+
+    /**
+     * A timer sleeper that a wake-up hands a P to gives the role to another parked carrier, which
+     * sleeps until the earliest timer: before, the role was dropped, and a sleeper taken for a
+     * long task left the timers of idle Ps to nobody until some carrier parked again.
+     */
+    @Test
+    void aTimerSleeperHandedAPPassesTheRoleToAnotherParkedCarrier() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).maxCarriers(8).name("sleeper").withoutSysmon().build()) {
+            // Two carriers, both parked: two tasks at once need both Ps.
+            CountDownLatch both = new CountDownLatch(2);
+            CountDownLatch go = new CountDownLatch(1);
+            for (int i = 0; i < 2; i++) {
+                s.execute(() -> {
+                    both.countDown();
+                    awaitUninterruptibly(go);
+                });
+            }
+            Probe.await(both, BOUND, s, "two carriers");
+            go.countDown();
+            Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2, BOUND, s, "both carriers parked");
+            java.util.concurrent.Future<?> far = s.schedule(() -> { }, TimeUnit.HOURS.toNanos(1)); // the sleeper keeps sleeping
+            Probe.awaitTrue(() -> s.scheduling.idle.timerSleeper() != null, BOUND, s, "a timer sleeper");
+            Carrier sleeper = s.scheduling.idle.timerSleeper();
+            // Hand it a P: a wake-up takes the most recently parked carrier, which is the sleeper
+            // most often (the timer woke a carrier, which then parked last, as the sleeper); try
+            // until a wake-up takes it.
+            CountDownLatch running = new CountDownLatch(1);
+            CountDownLatch hold = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<Carrier> took = new java.util.concurrent.atomic.AtomicReference<>();
+            for (int round = 0; round < 100 && took.get() != sleeper; round++) {
+                CountDownLatch ran = new CountDownLatch(1);
+                s.execute(() -> {
+                    took.set(s.scheduling.currentCarrierThread());
+                    ran.countDown();
+                    if (took.get() == sleeper) {
+                        running.countDown();
+                        awaitUninterruptibly(hold); // the old sleeper now holds a P, for a long task
+                    }
+                });
+                Probe.await(ran, BOUND, s, "a task");
+                if (took.get() != sleeper) {
+                    Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2, BOUND, s, "both carriers parked again");
+                }
+            }
+            assertEquals(sleeper, took.get(), "no wake-up ever took the sleeper");
+            try {
+                Probe.await(running, BOUND, s, "the old sleeper's task");
+                Probe.awaitTrue(() -> {
+                    Carrier now = s.scheduling.idle.timerSleeper();
+                    return now != null && now != sleeper;
+                }, BOUND, s, "another carrier sleeping for the timer");
+            } finally {
+                hold.countDown();
+                far.cancel(false); // close() would wait for it
+            }
+        }
+    }
+
+
+    /**
+     * procs = 1: task A queues B on its own P, then blocks entering a monitor that a platform
+     * thread holds until B has run. A's carrier is BLOCKED, which counts as a futex wait: handed
+     * off only while this JVM has a CPU to spare. Here it never has (as in a container whose
+     * /proc shows a busy host): the veto must end after CPU_VETO_LIMIT_NANOS, or this is a
+     * deadlock for as long as the machine stays busy, which it was before the veto had a bound.
+     */
+    @Test
+    void aMonitorWaitIsHandedOffInTheEndEvenWithNoCpuToSpare() throws InterruptedException {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("veto").injectCpuToSpare(() -> false).build()) {
+            Object lock = new Object();
+            CountDownLatch bRan = new CountDownLatch(1);
+            CountDownLatch aEntered = new CountDownLatch(1);
+            CountDownLatch holding = new CountDownLatch(1);
+            Thread holder = Thread.ofPlatform().start(() -> {
+                synchronized (lock) {
+                    holding.countDown();
+                    awaitUninterruptibly(bRan); // released only once B has run
+                }
+            });
+            Probe.await(holding, BOUND, s, "the platform thread holding the monitor");
+            long start = System.nanoTime();
+            s.execute(() -> {
+                s.execute(bRan::countDown); // B, behind A on the one P
+                synchronized (lock) { // A blocks its carrier: BLOCKED on a monitor
+                    aEntered.countDown();
+                }
+            });
+            Probe.await(aEntered, BOUND, s, "A entering the monitor, once B ran on a carrier A's P was handed to");
+            long took = System.nanoTime() - start;
+            assertTrue(s.snapshot().handoffs() >= 1, s.snapshot().toString());
+            assertTrue(took >= Sysmon.FUTEX_HANDOFF_AFTER_NANOS, "handed off before a monitor wait counts: " + took);
+            holder.join();
+        }
+    }
+
 }

@@ -154,4 +154,33 @@ class NativeThreadStateTest {
             Thread.sleep(5);
         }
     }
+
+    @Test
+    void thisJvmsRunnableThreadsAreCountedFromItsOwnTasks() throws Exception {
+        int spinners = 3;
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch started = new CountDownLatch(spinners);
+        Thread[] threads = new Thread[spinners];
+        for (int i = 0; i < spinners; i++) {
+            threads[i] = Thread.ofPlatform().daemon().start(() -> {
+                started.countDown();
+                while (!stop.get()) {
+                    Thread.onSpinWait(); // running or waiting for a CPU: state R either way
+                }
+            });
+        }
+        try {
+            started.await();
+            int runnable = NativeThreadState.runnableThreadsOfThisProcess();
+            assertTrue(runnable >= spinners + 1, "the spinners and the caller: " + runnable);
+        } finally {
+            stop.set(true);
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+        int quiet = NativeThreadState.runnableThreadsOfThisProcess();
+        assertTrue(quiet >= 1 && quiet < 100, "the caller at least, and not every thread: " + quiet);
+    }
+
 }
