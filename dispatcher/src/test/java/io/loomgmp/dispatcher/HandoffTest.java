@@ -239,9 +239,11 @@ class HandoffTest {
     }
 
     /**
-     * A timer sleeper that a wake-up hands a P to gives the role to another parked carrier, which
-     * sleeps until the earliest timer: before, the role was dropped, and a sleeper taken for a
-     * long task left the timers of idle Ps to nobody until some carrier parked again.
+     * The timer sleeper, handed a P the way sysmon's hand-off hands one (no spinning, so it wakes
+     * no other carrier) for a long task, gives the role to the other parked carrier, which sleeps
+     * until the earliest timer. Before, the role was dropped: the timers of idle Ps had nobody
+     * until some carrier parked again. White-box: the hand-over is made here as
+     * {@code Carriers.handOff} makes it, with the task on the global queue.
      */
     @Test
     void aTimerSleeperHandedAPPassesTheRoleToAnotherParkedCarrier() {
@@ -257,45 +259,49 @@ class HandoffTest {
             }
             Probe.await(both, BOUND, s, "two carriers");
             go.countDown();
-            Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2, BOUND, s, "both carriers parked");
-            java.util.concurrent.Future<?> far = s.schedule(() -> { }, TimeUnit.HOURS.toNanos(1)); // the sleeper keeps sleeping
-            Probe.awaitTrue(() -> s.scheduling.idle.timerSleeper() != null, BOUND, s, "a timer sleeper");
+            Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2 && s.snapshot().idleProcs() == 2, BOUND, s,
+                    "both carriers parked");
+            java.util.concurrent.Future<?> far = s.schedule(() -> { }, TimeUnit.HOURS.toNanos(1));
+            Probe.awaitTrue(() -> s.scheduling.idle.timerSleeper() != null && s.snapshot().idleCarriers() == 2,
+                    BOUND, s, "a timer sleeper, parked");
             Carrier sleeper = s.scheduling.idle.timerSleeper();
-            // Hand it a P: a wake-up takes the most recently parked carrier, which is the sleeper
-            // most often (the timer woke a carrier, which then parked last, as the sleeper); try
-            // until a wake-up takes it.
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch hold = new CountDownLatch(1);
-            java.util.concurrent.atomic.AtomicReference<Carrier> took = new java.util.concurrent.atomic.AtomicReference<>();
-            for (int round = 0; round < 100 && took.get() != sleeper; round++) {
-                CountDownLatch ran = new CountDownLatch(1);
-                s.execute(() -> {
-                    took.set(s.scheduling.currentCarrierThread());
-                    ran.countDown();
-                    if (took.get() == sleeper) {
-                        running.countDown();
-                        awaitUninterruptibly(hold); // the old sleeper now holds a P, for a long task
-                    }
-                });
-                Probe.await(ran, BOUND, s, "a task");
-                if (took.get() != sleeper) {
-                    Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2, BOUND, s, "both carriers parked again");
-                }
-            }
-            assertEquals(sleeper, took.get(), "no wake-up ever took the sleeper");
             try {
-                Probe.await(running, BOUND, s, "the old sleeper's task");
+                Scheduling scheduling = s.scheduling;
+                Processor p;
+                Idle.Reservation reserved = null;
+                scheduling.lock.lock();
+                try {
+                    p = scheduling.idle.getP();
+                    for (int i = 0; i < 2; i++) { // take the sleeper off the idle list, leave the other
+                        Idle.Reservation r = scheduling.idle.reserveCarrier();
+                        if (r.parked() == sleeper) {
+                            reserved = r;
+                        } else {
+                            scheduling.idle.unreserveCarrier(r);
+                        }
+                    }
+                } finally {
+                    scheduling.lock.unlock();
+                }
+                assertEquals(sleeper, reserved.parked());
+                scheduling.global.putReady(() -> { // the long task, for whoever holds a P next
+                    running.countDown();
+                    awaitUninterruptibly(hold);
+                });
+                scheduling.idle.handTo(reserved, p, false);
+                Probe.await(running, BOUND, s, "the old sleeper's long task");
                 Probe.awaitTrue(() -> {
                     Carrier now = s.scheduling.idle.timerSleeper();
                     return now != null && now != sleeper;
-                }, BOUND, s, "another carrier sleeping for the timer");
+                }, BOUND, s, "the other carrier sleeping for the timer");
             } finally {
                 hold.countDown();
                 far.cancel(false); // close() would wait for it
             }
         }
     }
-
 
     /**
      * procs = 1: task A queues B on its own P, then blocks entering a monitor that a platform
