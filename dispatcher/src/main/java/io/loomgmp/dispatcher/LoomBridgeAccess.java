@@ -65,4 +65,19 @@ final class LoomBridgeAccess implements DispatcherAccess {
         Carrier m = Carriers.of(carrier);
         return m != null && m.p != null && !m.p.runQueue.isEmpty();
     }
+
+    @Override
+    public int carriers(GmpScheduler scheduler) {
+        return scheduler.scheduling.idle.carriers();
+    }
+
+    @Override
+    public int runningTasks(GmpScheduler scheduler) {
+        return scheduler.scheduling.runningTasks();
+    }
+
+    @Override
+    public long queuedTasks(GmpScheduler scheduler) {
+        return scheduler.scheduling.queuedTasks();
+    }
 }

@@ -466,6 +466,34 @@ final class Scheduling {
                 + ", local [" + queues + "]), timers=" + timers + ", " + state + "]";
     }
 
+    /**
+     * Any thread, no lock, no allocation: tasks waiting to run, on the global queue and in the
+     * active Ps' rings and runnext slots; racy, as {@link #summary} is.
+     */
+    long queuedTasks() {
+        long queued = global.size();
+        for (int i = 0, n = procs; i < n; i++) {
+            RunQueue q = allp[i].runQueue;
+            queued += q.size() + (q.hasNext() ? 1 : 0);
+        }
+        return queued;
+    }
+
+    /**
+     * Any thread, no lock, no allocation: tasks running now, on an active P or on a carrier
+     * whose P was handed off while it blocked.
+     */
+    int runningTasks() {
+        int running = carriers.detached();
+        for (int i = 0, n = procs; i < n; i++) {
+            Carrier m = allp[i].owner();
+            if (m != null && m.runningTask() != null) {
+                running++;
+            }
+        }
+        return running;
+    }
+
     // ---------------------------------------------------------------- snapshot
 
     /**

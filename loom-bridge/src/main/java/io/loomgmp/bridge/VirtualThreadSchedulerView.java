@@ -2,6 +2,7 @@ package io.loomgmp.bridge;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.SchedulerSnapshot;
+import io.loomgmp.dispatcher.loom.LoomSupport;
 import jdk.management.VirtualThreadSchedulerMXBean;
 
 import javax.management.Attribute;
@@ -21,7 +22,7 @@ import java.util.function.Supplier;
  * The JDK's own {@link VirtualThreadSchedulerMXBean}, {@code jdk.management:type=VirtualThreadScheduler},
  * answered by the agent's GMP scheduler: the platform MBean server gets this from
  * {@code VirtualThreadSchedulerImpls.create()} once {@link VirtualThreadSchedulerImplsRewriter} has
- * prefixed it. Each figure is read from a fresh {@link GmpScheduler#snapshot()}:
+ * prefixed it. Each figure is read without a lock, exact at its own instant:
  * <ul>
  *   <li>parallelism: the Ps ({@link GmpScheduler#procs()}); setting it resizes them
  *       ({@link GmpScheduler#setProcs}, which throws {@code IllegalArgumentException} outside
@@ -88,19 +89,23 @@ final class VirtualThreadSchedulerView implements VirtualThreadSchedulerMXBean, 
         scheduler.setProcs(size);
     }
 
+    // The three figures below are read directly, in microseconds, not from a snapshot (a few
+    // hundred): the same counts, as racy, and a JMX client that reads one just after starting
+    // threads sees them before the scheduler has run them.
+
     @Override
     public int getPoolSize() {
-        return scheduler.snapshot().carriers();
+        return LoomSupport.carriers(scheduler);
     }
 
     @Override
     public int getMountedVirtualThreadCount() {
-        return mounted(scheduler.snapshot());
+        return LoomSupport.runningTasks(scheduler);
     }
 
     @Override
     public long getQueuedVirtualThreadCount() {
-        return queued(scheduler.snapshot());
+        return LoomSupport.queuedTasks(scheduler);
     }
 
     /** Tasks running in {@code s}: on a P, or on a carrier whose P was handed off. */

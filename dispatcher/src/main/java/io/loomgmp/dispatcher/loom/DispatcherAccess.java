@@ -27,4 +27,10 @@ public interface DispatcherAccess {
     void yieldAtPollFailed(Thread carrier, Throwable failure);
 
     boolean hasQueuedWork(Thread carrier);
+
+    int carriers(GmpScheduler scheduler);
+
+    int runningTasks(GmpScheduler scheduler);
+
+    long queuedTasks(GmpScheduler scheduler);
 }

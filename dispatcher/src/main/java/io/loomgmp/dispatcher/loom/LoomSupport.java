@@ -103,4 +103,24 @@ public final class LoomSupport {
     public static boolean hasQueuedWork(Thread carrier) {
         return ACCESS.hasQueuedWork(carrier);
     }
+
+    /**
+     * {@code scheduler}'s carriers alive, tasks running (on a P, or on a carrier whose P was
+     * handed off) and tasks queued (global queue, rings and runnext slots): each read without a
+     * lock and without allocating, racy as a snapshot's figures are, in microseconds rather than
+     * a whole {@code snapshot()}: for the JDK's scheduler MXBean.
+     */
+    public static int carriers(GmpScheduler scheduler) {
+        return ACCESS.carriers(scheduler);
+    }
+
+    /** See {@link #carriers}. */
+    public static int runningTasks(GmpScheduler scheduler) {
+        return ACCESS.runningTasks(scheduler);
+    }
+
+    /** See {@link #carriers}. */
+    public static long queuedTasks(GmpScheduler scheduler) {
+        return ACCESS.queuedTasks(scheduler);
+    }
 }
