@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Any thread may call any method. {@link #hold} waits at most {@link #HOLD_BOUND_SECONDS}: a
  * release that never comes fails the initialiser ({@link IllegalStateException}, which every
- * thread passing the gate then sees) instead of pinning a carrier for good.
+ * thread passing the gate then sees) instead of pinning a carrier for good. What the
+ * {@code whenLate} action throws fails the initialiser the same way.
  */
 public final class InitGate extends ClassLoader {
     private static final String SLOW_INIT = "example.soak.SlowInit";
@@ -26,7 +27,9 @@ public final class InitGate extends ClassLoader {
     private static final byte[] SLOW_INIT_BYTES = readSlowInit();
 
     private final long sleepNanos; // > 0: the initialiser sleeps that long; else it waits for release()
+    private final Runnable whenLate;
     private final CountDownLatch released = new CountDownLatch(1);
+    private volatile boolean releaseLate;
 
     static {
         registerAsParallelCapable();
@@ -35,10 +38,14 @@ public final class InitGate extends ClassLoader {
     /**
      * @param sleepNanos how long the initialiser sleeps (a timed block: the pinned carrier is
      *        {@code TIMED_WAITING}), or 0 to wait for {@link #release} ({@code WAITING})
+     * @param whenLate  run by the initialiser, still pinned and blocking, when the release has
+     *        not come within {@value #HOLD_BOUND_SECONDS} s, just before it fails: the moment to
+     *        take the evidence of where the release is stuck
      */
-    public InitGate(long sleepNanos) {
+    public InitGate(long sleepNanos, Runnable whenLate) {
         super("soak-init-gate", InitGate.class.getClassLoader());
         this.sleepNanos = sleepNanos;
+        this.whenLate = whenLate;
     }
 
     /** Initialises this gate's class: blocks, pinned on a virtual thread, until the initialiser ends. */
@@ -58,12 +65,19 @@ public final class InitGate extends ClassLoader {
         released.countDown();
     }
 
+    /** Whether the initialiser gave up waiting for {@link #release} (and failed). */
+    public boolean releaseLate() {
+        return releaseLate;
+    }
+
     /** Called by SlowInit's initialiser, pinned: sleeps, or waits for {@link #release}. */
     public void hold() {
         try {
             if (sleepNanos > 0) {
                 Thread.sleep(Duration.ofNanos(sleepNanos));
             } else if (!released.await(HOLD_BOUND_SECONDS, TimeUnit.SECONDS)) {
+                releaseLate = true;
+                whenLate.run();
                 throw new IllegalStateException("no release within " + HOLD_BOUND_SECONDS + " s");
             }
         } catch (InterruptedException e) {

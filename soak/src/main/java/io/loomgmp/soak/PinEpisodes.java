@@ -29,7 +29,8 @@ final class PinEpisodes extends Driver {
         }
         boolean sleeps = random.nextBoolean();
         long hold = random.nextLong(Duration.ofMillis(20).toNanos(), Duration.ofMillis(400).toNanos());
-        InitGate gate = new InitGate(sleeps ? hold : 0);
+        InitGate gate = new InitGate(sleeps ? hold : 0, () -> work.releaseLate("a class initialiser run by "
+                + Thread.currentThread() + " has waited " + InitGate.HOLD_BOUND_SECONDS + " s for its release"));
         boolean any = false;
         for (int i = random.nextInt(1, 4); i > 0; i--) {
             any |= work.startVirtual(new VirtualWork.Pinned(work, gate), random);

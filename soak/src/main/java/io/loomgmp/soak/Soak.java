@@ -94,7 +94,8 @@ final class Soak {
         scheduler = builder.build();
         ScheduledThreadPoolExecutor platformLater =
                 new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon().name("soak-later").factory());
-        work = new Work(scheduler, ledger, GmpVirtualThreads.builder(scheduler).name("soak-v", 0).factory(), platformLater);
+        work = new Work(scheduler, ledger, GmpVirtualThreads.builder(scheduler).name("soak-v", 0).factory(), platformLater,
+                err);
         jfrDirectory = Files.createTempDirectory("loomgmp-soak-jfr-");
         watchdog = new Watchdog(scheduler, ledger::settledTotal, err, exit, STALL_BOUND, Duration.ofSeconds(1));
         watchdog.stage("warm-up", WARM_UP.plus(DRIVER_STOP_BOUND).plus(WATCHDOG_SLACK), true);

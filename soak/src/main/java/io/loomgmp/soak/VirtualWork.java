@@ -169,7 +169,13 @@ abstract class VirtualWork extends Once {
 
         @Override
         void live() {
-            gate.pass();
+            try {
+                gate.pass();
+            } catch (LinkageError e) { // the initialiser failed: ExceptionInInitializerError, then NoClassDefFoundError
+                if (!gate.releaseLate()) {
+                    throw e;
+                } // else the initialiser reported it, when it gave up waiting
+            }
         }
     }
 

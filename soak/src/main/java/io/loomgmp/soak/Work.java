@@ -9,6 +9,7 @@ import io.loomgmp.soak.VirtualWork.Submitter;
 import io.loomgmp.soak.VirtualWork.VirtualHog;
 import io.loomgmp.soak.VirtualWork.Waiter;
 
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -61,11 +63,16 @@ final class Work {
     final Semaphore hogTasks = new Semaphore(2);
     final Semaphore virtualHogs = new Semaphore(3);
 
-    Work(GmpScheduler scheduler, Ledger ledger, ThreadFactory virtualThreads, ScheduledExecutorService platformLater) {
+    private final PrintStream err;
+    private final AtomicBoolean lateReleaseShown = new AtomicBoolean();
+
+    Work(GmpScheduler scheduler, Ledger ledger, ThreadFactory virtualThreads, ScheduledExecutorService platformLater,
+         PrintStream err) {
         this.scheduler = scheduler;
         this.ledger = ledger;
         this.virtualThreads = virtualThreads;
         this.platformLater = platformLater;
+        this.err = err;
     }
 
     /** Who is calling, as the soak counts submissions. */
@@ -241,6 +248,17 @@ final class Work {
         }
     }
 
+    /**
+     * A blocked carrier's release did not come within its bound: a violation, and for the first
+     * one the {@link Evidence} of that moment (where the release is stuck) on {@code err}.
+     */
+    void releaseLate(String detail) {
+        ledger.violation(Ledger.Violation.RELEASE_LATE, detail);
+        if (!lateReleaseShown.getAndSet(true)) {
+            err.println("soak: " + detail + "; the evidence at this moment follows\n" + Evidence.of(scheduler));
+        }
+    }
+
     /** Busy-waits, holding the carrier. */
     static void spin(long nanos) {
         long end = System.nanoTime() + nanos;
@@ -340,8 +358,7 @@ final class Work {
                 CountDownLatch released = new CountDownLatch(1);
                 work.later(released::countDown, random.nextLong(1_000_000, 50_000_000), random);
                 if (!released.await(RELEASE_BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
-                    work.ledger.violation(Ledger.Violation.RELEASE_LATE, this + " waited " + RELEASE_BOUND + " on "
-                            + Thread.currentThread().getName() + "\n" + work.scheduler.snapshot());
+                    work.releaseLate(this + " waited " + RELEASE_BOUND + " on " + Thread.currentThread().getName());
                 }
             } catch (InterruptedException e) {
                 work.ledger.violation(Ledger.Violation.UNEXPECTED_FAILURE, this + " was interrupted while blocked");

@@ -25,7 +25,7 @@ class TimerTaskTest {
     private final Ledger ledger = new Ledger();
     private final GmpScheduler scheduler = GmpScheduler.builder().procs(1).name("timer-task-test").build();
     private final ScheduledThreadPoolExecutor platformLater = new ScheduledThreadPoolExecutor(1);
-    private final Work work = new Work(scheduler, ledger, Thread.ofVirtual().factory(), platformLater);
+    private final Work work = new Work(scheduler, ledger, Thread.ofVirtual().factory(), platformLater, System.err);
     private final SplittableRandom random = new SplittableRandom(1);
     private final AtomicInteger actions = new AtomicInteger();
 
