@@ -39,13 +39,13 @@ class SoakIT {
         long seed = ThreadLocalRandom.current().nextLong();
         Run run = launcher(true, "soak", "--duration", "60s", "--seed", Long.toString(seed));
         assertFalse(run.output().contains("loomgmp: building"), "the jars this build made were rebuilt:\n" + run.output());
+        assertEquals(0, run.exit(), "the soak failed (seed " + seed + "; rerun: ./loomgmp soak --duration 60s --seed "
+                + seed + "; its whole output is above); its verdict:\n" + verdict(run.output()));
         assertTrue(run.output().contains("soak: seed " + seed + ", 1m after a 8s warm-up"), run.output());
         long progressLines = run.output().lines().filter(line -> line.startsWith("[soak ")).count();
         assertTrue(progressLines >= 10, progressLines + " progress lines in a minute, every 5 s expected");
         assertTrue(run.output().contains("\nchecks:\n"), "no summary");
-        assertEquals(0, run.exit(), "the soak failed (seed " + seed + "; rerun: ./loomgmp soak --duration 60s --seed "
-                + seed + "); its summary:\n" + summary(run.output()));
-        assertTrue(run.output().strip().endsWith("soak: PASSED"), summary(run.output()));
+        assertTrue(run.output().strip().endsWith("soak: PASSED"), verdict(run.output()));
     }
 
     @Test
@@ -84,9 +84,11 @@ class SoakIT {
         assertTrue(run.output().contains("./loomgmp soak"), run.output());
     }
 
-    /** The summary and what the soak printed as evidence, without the progress lines. */
-    private static String summary(String output) {
-        return String.join("\n", output.lines().filter(line -> !line.startsWith("[")).toList());
+    /** What the soak said, without its progress lines and the stacks of its evidence (the output above has them). */
+    private static String verdict(String output) {
+        return String.join("\n", output.lines()
+                .filter(line -> !line.startsWith("[") && !line.startsWith("    ") && !line.startsWith("\"") && !line.isBlank())
+                .toList());
     }
 
     private static Run launcher(boolean echo, String... args) throws Exception {
