@@ -105,9 +105,9 @@ final class Soak {
         SplittableRandom random = new SplittableRandom(options.seed());
         long started = System.nanoTime();
         out.printf(Locale.ROOT, "soak: seed %d, %s after a %s warm-up, %d to %d Ps (starting with %d), %s; rerun with"
-                        + " ./loomgmp soak --duration %s --seed %d%n", options.seed(), SoakOptions.text(options.duration()),
-                SoakOptions.text(WARM_UP), 1, options.maxProcs(), initialProcs, Runtime.version(),
-                SoakOptions.text(options.duration()), options.seed());
+                        + " ./loomgmp soak --duration %s --seed %d --max-procs %d%n", options.seed(),
+                SoakOptions.text(options.duration()), SoakOptions.text(WARM_UP), 1, options.maxProcs(), initialProcs,
+                Runtime.version(), SoakOptions.text(options.duration()), options.seed(), options.maxProcs());
 
         Resting baseline = null;
         Resting end = null;
