@@ -321,6 +321,26 @@ final class Idle {
         }
     }
 
+    /**
+     * Any thread, without the lock held: unparks every parked carrier, so that each looks again
+     * at how many carriers there are against {@code procs} (after a shrink, spare ones start their
+     * keep-alive; {@code Carriers.takeNextP}). A spurious wake-up for each, nothing more. Never
+     * throws: should the look at the list fail (out of memory), the spares retire at the next
+     * change instead.
+     */
+    void unparkIdleCarriers() {
+        lock.lock();
+        try {
+            for (Carrier m : idleMs) {
+                m.unpark();
+            }
+        } catch (Throwable outOfMemory) {
+            // the iterator could not be made: see above
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Must hold the scheduler lock. Every carrier on the idle list, for shutdown. */
     Carrier[] idleCarrierList() {
         return idleMs.toArray(new Carrier[0]);

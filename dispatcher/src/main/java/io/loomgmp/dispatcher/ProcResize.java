@@ -75,7 +75,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * growing a heap): that is reported ({@link SchedulerFailure.Site#RESIZE}), the timer in hand goes
  * back into the retired P's heap ({@link TimerHeap#putBack}, which allocates nothing), and the
  * timers not moved stay there, which every carrier's search for due timers and the timer sleeper
- * still cover (they walk every allocated P), so they still fire, if later.
+ * still cover (they walk every allocated P), so they still fire, if later; and sysmon moves them
+ * again at its next round ({@link #retryStrandedTimers}), as a carrier under load looks there
+ * only when it runs out of work.
  * Checked by {@code ProcResizeTest} (a timer move failing too) and {@code ProcResizeStressTest}.
  */
 final class ProcResize {
@@ -87,6 +89,8 @@ final class ProcResize {
     private final ReentrantLock resizing = new ReentrantLock();
     /** Retired Ps not given up yet ({@link Processor#retiring}). Under the scheduler lock; volatile for lock-free reads. */
     private volatile int retiring;
+    /** A move of a retired P's timers failed: sysmon tries again ({@link #retryStrandedTimers}). */
+    private volatile boolean strandedTimers;
 
     ProcResize(Scheduling scheduling) {
         this.scheduling = scheduling;
@@ -115,7 +119,7 @@ final class ProcResize {
             int allocated = s.allocated; // changed only here, under resizing
             Processor[] made = new Processor[Math.max(0, procs - allocated)];
             for (int i = 0; i < made.length; i++) {
-                made[i] = new Processor(allocated + i, s.shutdown);
+                made[i] = new Processor(allocated + i, s);
             }
             s.sysmon.ensureWatches(procs); // read only for ids below allocated, published below
             s.global.ensureReserve(Math.max(procs, allocated), s.maxCarriers); // room for every P's queue
@@ -136,11 +140,15 @@ final class ProcResize {
             } finally {
                 s.lock.unlock();
             }
-            // 3. After the lock: the retired Ps' timers to the remaining Ps, or carriers for the new Ps.
+            // 3. After the lock: the retired Ps' timers to the remaining Ps, and the parked
+            // carriers told of their keep-alive (carriers beyond the new procs are spare now:
+            // one that parked untimed while it was not would otherwise never retire); or
+            // carriers for the new Ps.
             if (procs < old) {
                 for (int i = procs; i < old; i++) {
                     moveTimers(s.allp[i], procs);
                 }
+                s.idle.unparkIdleCarriers();
             } else if (procs > old) {
                 s.idle.wakeP(); // never throws; the spinner it starts wakes the next one
             }
@@ -221,6 +229,34 @@ final class ProcResize {
         }
     }
 
+    /**
+     * Sysmon, at each round while a move failed ({@link #strandedTimers}): moves the timers that
+     * a failed move left on retired Ps, unless a resize is under way (it moves them itself).
+     * Until then they fire from their retired heap only when some carrier looks there.
+     */
+    void retryStrandedTimers() {
+        Scheduling s = scheduling;
+        if (!resizing.tryLock()) {
+            return;
+        }
+        try {
+            strandedTimers = false; // a move that fails again sets it again
+            int procs = s.procs; // stable: resizes are serialised by the lock we hold
+            for (int i = procs, n = s.allocated; i < n; i++) {
+                if (!s.allp[i].timers.isEmpty()) {
+                    moveTimers(s.allp[i], procs);
+                }
+            }
+        } finally {
+            resizing.unlock();
+        }
+    }
+
+    /** Any thread: whether a move of a retired P's timers failed and left some behind. */
+    boolean hasStrandedTimers() {
+        return strandedTimers;
+    }
+
     /** After the lock: moves retired {@code p}'s timers to the active Ps {@code [0, procs)}. */
     private void moveTimers(Processor p, int procs) {
         Scheduling s = scheduling;
@@ -247,8 +283,10 @@ final class ProcResize {
             if (timer != null) {
                 heap.putBack(timer); // allocates nothing
             }
+            strandedTimers = true;
             s.failures.report(SchedulerFailure.Site.RESIZE, failure,
-                    "the timers of retired " + p + " not moved stay in its heap, which every carrier still runs");
+                    "the timers of retired " + p + " not moved stay in its heap, which every carrier still runs;"
+                            + " sysmon moves them again");
         }
     }
 }

@@ -79,10 +79,10 @@ final class Processor {
         this(id, null);
     }
 
-    /** A P of the scheduler that {@code shutdown} belongs to (its timers tell shutdown of cancels). */
-    Processor(int id, Shutdown shutdown) {
+    /** A P of {@code scheduling} (its timers tell it of cancels and of what their tasks throw). */
+    Processor(int id, Scheduling scheduling) {
         this.id = id;
-        this.timers = new TimerHeap(shutdown);
+        this.timers = new TimerHeap(scheduling);
     }
 
     /** The carrier holding this P, or {@code null} when it is idle, in transit or being retaken. */

@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -467,7 +466,7 @@ final class RunLoop {
                 m.firingTimer = true;
                 m.firingTimerDue = timer.when;
                 try {
-                    timer.run(); // FutureTask: a no-op if cancelled meanwhile; keeps what the task throws
+                    timer.run(); // FutureTask: a no-op if cancelled meanwhile
                 } finally {
                     m.firingTimer = false;
                     // As after any task (runTask): a cancel(true) that came while it ran (FutureTask
@@ -475,10 +474,7 @@ final class RunLoop {
                     // own thread, must not leave the carrier interrupted for the next task.
                     Thread.interrupted();
                 }
-                if (timer.state() == Future.State.FAILED) {
-                    scheduling.reportToHandler(timer.exceptionNow());
-                }
-                ran = true;
+                ran = true; // what the task threw was reported as it was thrown (Timer.setException)
             }
         } while (n == room);
         return ran;

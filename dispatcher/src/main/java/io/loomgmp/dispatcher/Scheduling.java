@@ -122,7 +122,7 @@ final class Scheduling {
         try {
             idle.ensureRoom(procs);
             for (int i = procs - 1; i >= 0; i--) { // pushed in reverse so P0 is handed out first
-                allp[i] = new Processor(i, shutdown);
+                allp[i] = new Processor(i, this);
                 idle.putP(allp[i]);
             }
             this.allocated = procs;

@@ -23,8 +23,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
  *       task for at least {@link #HANDOFF_AFTER_NANOS} and at two looks in a row: thread state
  *       WAITING or TIMED_WAITING (parked, pinned virtual thread) other than waiting to acquire
- *       a lock ({@link #isQueuedForALock}); BLOCKED on a monitor for
- *       {@link #FUTEX_HANDOFF_AFTER_NANOS}, with the same CPU rule as a futex below; or RUNNABLE for
+ *       a lock ({@link #isQueuedForALock}); BLOCKED on a monitor, or waiting for such a
+ *       lock, for {@link #FUTEX_HANDOFF_AFTER_NANOS}, with the same CPU rule as a futex below; or RUNNABLE for
  *       the JVM but asleep
  *       in the kernel ({@link NativeThreadState}), without being put on a CPU
  *       in between (nor a garbage collection ending meanwhile, {@link CollectionSentinel}: an
@@ -353,6 +353,9 @@ final class Sysmon implements Runnable {
     private void round() {
         long now = System.nanoTime();
         long sleep;
+        if (scheduling.resize.hasStrandedTimers()) {
+            scheduling.resize.retryStrandedTimers(); // a failed move's timers, onto the active Ps
+        }
         if (scheduling.latencySamples.on()) {
             // A few slots a round: a latency sample whose task never ran is dropped once stale.
             scheduling.latencySamples.sweep(now, LatencySamples.STALE_NANOS, LatencySamples.SWEEP_SLOTS);
@@ -603,8 +606,8 @@ final class Sysmon implements Runnable {
 
     /**
      * Whether carrier {@code m} itself is parked waiting to acquire a {@link ReentrantLock} or
-     * {@link ReentrantReadWriteLock}: it waits for another thread's short critical section, not
-     * for its task. The scheduler's own lock when submitting, or one the JDK takes on the carrier
+     * {@link ReentrantReadWriteLock}: most likely it waits for another thread's short critical
+     * section, not for its task, so it counts as blocked only as late as a monitor wait does. The scheduler's own lock when submitting, or one the JDK takes on the carrier
      * after a virtual thread has unmounted (the timer queue's, when a virtual thread sleeps,
      * which would otherwise cost a hand-off per contended sleep). Latches, semaphores, conditions
      * and a pinned virtual thread's own parks (their blocker is set on the virtual thread, not the
@@ -657,8 +660,19 @@ final class Sysmon implements Runnable {
                 return watch.blockedLooks + 1;
             }
             case WAITING, TIMED_WAITING -> {
+                if (isQueuedForALock(m)) {
+                    // Most often another thread's short critical section; long only when its
+                    // holder is descheduled, or when the next owner is a virtual thread queued
+                    // behind this very carrier (a convoy: every P can stall so). Counted like a
+                    // monitor: blocking once it has lasted FUTEX_HANDOFF_AFTER_NANOS.
+                    if (watch.nativeAsleepSince == 0) {
+                        watch.nativeAsleepSince = now;
+                        watch.futexOnly = true;
+                    }
+                    return watch.blockedLooks + 1;
+                }
                 watch.nativeAsleepSince = 0;
-                return isQueuedForALock(m) ? 0 : watch.blockedLooks + 1;
+                return watch.blockedLooks + 1;
             }
             case RUNNABLE -> {
                 if (m.osThreadId < 0) {

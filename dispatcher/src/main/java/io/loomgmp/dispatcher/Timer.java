@@ -60,6 +60,18 @@ final class Timer extends FutureTask<Void> {
         this.when = when;
     }
 
+    /**
+     * Called by {@link #run()} with what the task threw, also when the future cannot keep it
+     * (a {@code cancel(false)} that came while the task ran makes {@code FutureTask} drop it): the
+     * failure goes to the scheduler's handler here, once, so that what a timer's task throws is
+     * never lost, whatever {@code get()} then says.
+     */
+    @Override
+    protected void setException(Throwable failure) {
+        super.setException(failure);
+        heap.taskFailed(failure);
+    }
+
     /** Called once, by the thread that completed the future: counts a cancellation in the heap. */
     @Override
     protected void done() {

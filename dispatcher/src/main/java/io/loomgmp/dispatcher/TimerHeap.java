@@ -52,8 +52,11 @@ final class TimerHeap {
     private static final int ARITY = 4;
 
     final ReentrantLock lock = new ReentrantLock();
-    /** Told when a timer of this heap is cancelled, so that a closed scheduler can terminate; null in jcstress tests. */
-    private final Shutdown shutdown;
+    /**
+     * The scheduler: told when a timer of this heap is cancelled (a closed scheduler may be
+     * waiting for it), and handed what a timer's task throws; null in tests of the heap alone.
+     */
+    private final Scheduling scheduling;
     private Timer[] heap = new Timer[16];
     /** {@code whens[i] == heap[i].when}, kept beside the timers for the sift loops. */
     private long[] whens = new long[16];
@@ -77,8 +80,8 @@ final class TimerHeap {
         this(null);
     }
 
-    TimerHeap(Shutdown shutdown) {
-        this.shutdown = shutdown;
+    TimerHeap(Scheduling scheduling) {
+        this.scheduling = scheduling;
     }
 
     /**
@@ -243,8 +246,18 @@ final class TimerHeap {
     /** A timer in this heap was cancelled (+1), or a cancelled one left it (-1); from {@link Timer}. */
     void cancelled(int delta) {
         CANCELLED.getAndAdd(this, delta);
-        if (delta > 0 && shutdown != null) {
-            shutdown.timerCancelled(); // after the count: a closed scheduler may be waiting for this timer
+        if (delta > 0 && scheduling != null) {
+            scheduling.shutdown.timerCancelled(); // after the count: a closed scheduler may be waiting for this timer
+        }
+    }
+
+    /**
+     * The task of a timer of this heap threw {@code failure}, on the carrier that ran it (from
+     * {@link Timer}): to the uncaught-exception handler, which never throws.
+     */
+    void taskFailed(Throwable failure) {
+        if (scheduling != null) {
+            scheduling.reportToHandler(failure);
         }
     }
 

@@ -339,4 +339,44 @@ class HandoffTest {
         }
     }
 
+
+    /**
+     * A lock convoy: task A queues B on its own P (procs = 1), then waits on its carrier for a
+     * ReentrantLock that a platform thread holds until B has run. Waiting for a lock counts as
+     * blocking once it has lasted as long as a monitor wait must: before, it never did, and this
+     * stalled for ever (with virtual threads, when the lock's next owner is one queued behind the
+     * waiting carriers, every P can stall so).
+     */
+    @Test
+    void aCarrierWaitingLongForAReentrantLockHandsItsPOff() throws InterruptedException {
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("convoy").build()) {
+            java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+            CountDownLatch bRan = new CountDownLatch(1);
+            CountDownLatch aLocked = new CountDownLatch(1);
+            CountDownLatch holding = new CountDownLatch(1);
+            Thread holder = Thread.ofPlatform().start(() -> {
+                lock.lock();
+                try {
+                    holding.countDown();
+                    awaitUninterruptibly(bRan); // released only once B has run
+                } finally {
+                    lock.unlock();
+                }
+            });
+            Probe.await(holding, BOUND, s, "the platform thread holding the lock");
+            s.execute(() -> {
+                s.execute(bRan::countDown); // B, behind A on the one P
+                lock.lock(); // A waits on its carrier
+                try {
+                    aLocked.countDown();
+                } finally {
+                    lock.unlock();
+                }
+            });
+            Probe.await(aLocked, BOUND, s, "A taking the lock, once B ran on a carrier A's P was handed to");
+            assertTrue(s.snapshot().handoffs() >= 1, s.snapshot().toString());
+            holder.join();
+        }
+    }
+
 }

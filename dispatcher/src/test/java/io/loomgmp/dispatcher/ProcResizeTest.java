@@ -184,7 +184,9 @@ class ProcResizeTest {
     void aTimerMoveThatFailsLeavesTheRestToFireFromTheRetiredP() {
         AtomicInteger moves = new AtomicInteger();
         FailureModelTest.Reports reports = new FailureModelTest.Reports();
+        // Without sysmon, which would move the rest at its next round (the next test).
         GmpScheduler s = GmpScheduler.builder().procs(2).uncaughtExceptionHandler(reports).name("movefault")
+                .withoutSysmon()
                 .injectTimerMoveFault(() -> {
                     if (moves.incrementAndGet() == 5) {
                         throw new OutOfMemoryError("injected in a timer move (test)");
@@ -238,6 +240,82 @@ class ProcResizeTest {
         assertEachOnce(fired, "timer");
         assertEquals(0, cancelledRuns.get(), "a cancelled timer fired");
         FailureModelTest.assertQuiet(s.snapshot());
+    }
+
+    /**
+     * After a timer move fails half-way, sysmon moves the timers left on the retired P at its
+     * next round: they come due on P0 like the others, rather than waiting until some carrier
+     * runs out of work and looks at the retired heap (under load, seconds).
+     */
+    @Test
+    void sysmonMovesTheTimersAFailedMoveLeftBehind() {
+        AtomicInteger moves = new AtomicInteger();
+        FailureModelTest.Reports reports = new FailureModelTest.Reports();
+        GmpScheduler s = GmpScheduler.builder().procs(2).uncaughtExceptionHandler(reports).name("stranded")
+                .injectTimerMoveFault(() -> {
+                    if (moves.incrementAndGet() == 5) {
+                        throw new OutOfMemoryError("injected in a timer move (test)");
+                    }
+                }).build();
+        int timers = 20;
+        List<Future<?>> scheduled = new ArrayList<>();
+        CountDownLatch onP1 = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch p0Busy = new CountDownLatch(1);
+        CountDownLatch p0Release = new CountDownLatch(1);
+        s.execute(() -> { // keeps P0 busy, so that the next task lands on P1
+            p0Busy.countDown();
+            awaitUninterruptibly(p0Release);
+        });
+        Probe.await(p0Busy, BOUND, s, "P0's task");
+        s.execute(() -> {
+            synchronized (scheduled) {
+                for (int i = 0; i < timers; i++) {
+                    scheduled.add(s.schedule(() -> { }, TimeUnit.HOURS.toNanos(1)));
+                }
+            }
+            onP1.countDown();
+            awaitUninterruptibly(release);
+        });
+        Probe.await(onP1, BOUND, s, "the task on P1");
+        s.setProcs(1);
+        assertEquals(1, reports.schedulerFailures(SchedulerFailure.Site.RESIZE), "reported: " + reports.all);
+        Probe.awaitTrue(() -> s.snapshot().processors().get(0).pendingTimers() == timers, BOUND, s,
+                "every timer on P0");
+        assertEquals(0, s.scheduling.allp[1].timers.size(), "nothing left on the retired P");
+        synchronized (scheduled) {
+            scheduled.forEach(f -> f.cancel(false)); // close() would wait for them
+        }
+        p0Release.countDown();
+        release.countDown();
+        Probe.closeWithin(s, BOUND);
+    }
+
+    /**
+     * After a shrink, carriers beyond the new number of Ps are spare and retire after their
+     * keep-alive, though they parked (untimed) while they were not spare. They used to stay parked
+     * for ever: only a later change of the carrier count woke them to look again.
+     */
+    @Test
+    void carriersSpareAfterAShrinkRetireAfterTheirKeepAlive() {
+        GmpScheduler s = GmpScheduler.builder().procs(3).keepAlive(Duration.ofMillis(50)).name("spare").build();
+        CountDownLatch all = new CountDownLatch(3);
+        CountDownLatch go = new CountDownLatch(1);
+        for (int i = 0; i < 3; i++) { // three at once: three carriers
+            s.execute(() -> {
+                all.countDown();
+                awaitUninterruptibly(go);
+            });
+        }
+        Probe.await(all, BOUND, s, "three carriers");
+        go.countDown();
+        Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 3, BOUND, s, "three carriers parked");
+        s.setProcs(1);
+        Probe.awaitTrue(() -> s.snapshot().carriers() == 1, BOUND, s, "the two spare carriers retired");
+        CountDownLatch after = new CountDownLatch(1);
+        s.execute(after::countDown);
+        Probe.await(after, BOUND, s, "a task on the remaining carrier");
+        Probe.closeWithin(s, BOUND);
     }
 
     /**

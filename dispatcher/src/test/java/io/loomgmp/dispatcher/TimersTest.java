@@ -314,6 +314,35 @@ class TimersTest {
         assertEquals(0, farRuns.get());
     }
 
+    /**
+     * A cancel(false) that comes while the timer's task runs returns true without stopping it,
+     * and FutureTask then drops what the task throws: it must reach the handler all the same, as
+     * {@code schedule} promises. It used to be lost.
+     */
+    @Test
+    void whatATimerThrowsAfterACancelWhileItRanStillReachesTheHandler() {
+        FailureModelTest.Reports reports = new FailureModelTest.Reports();
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).uncaughtExceptionHandler(reports).name("cancelthrow").build()) {
+            CountDownLatch running = new CountDownLatch(1);
+            CountDownLatch cancelled = new CountDownLatch(1);
+            Future<?> timer = s.schedule(() -> {
+                running.countDown();
+                try {
+                    cancelled.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                throw new IllegalStateException("thrown after the cancel (test)");
+            }, 0);
+            Probe.await(running, BOUND, s, "the timer task to run");
+            assertTrue(timer.cancel(false), "a cancel while the task runs returns true");
+            cancelled.countDown();
+            Probe.awaitTrue(() -> reports.all.stream().anyMatch(f -> "thrown after the cancel (test)".equals(f.getMessage())),
+                    BOUND, s, "the failure at the handler");
+            assertEquals(1, reports.all.size(), reports.all.toString());
+        }
+    }
+
     @Test
     void schedulingOnATerminatedSchedulerIsRejected() {
         GmpScheduler s = GmpScheduler.builder().procs(1).build();
