@@ -510,8 +510,13 @@ final class Carriers {
         }
         scheduling.lock.lock();
         try {
-            if (m.nextP != null || scheduling.shutdown.isTerminated()) {
-                return null; // handed a P meanwhile, or ending: takeNextP sees it
+            // Handed a P meanwhile, or ending: takeNextP sees it. Or reserved by a waker, which
+            // took us off the idle list and hands us a P as soon as it has let the lock go: we
+            // must wait for that P rather than take another, or two Ps (and two spinning
+            // counts: the waker's and ours) would be ours, and one spinning count would never be
+            // given back, so that no wake-up would ever happen again (found by the soak).
+            if (m.nextP != null || !m.parked || scheduling.shutdown.isTerminated()) {
+                return null;
             }
             Processor p = idle.getP();
             if (p == null) {

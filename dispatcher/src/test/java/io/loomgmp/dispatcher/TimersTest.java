@@ -343,6 +343,55 @@ class TimersTest {
         }
     }
 
+    /**
+     * A race the soak found, made here step by step: a waker has taken the timer sleeper off the
+     * idle list to hand it a P (as {@code Idle.wakeP} does under the lock), and before it hands the
+     * P over (after the lock) the sleeper's timer comes due. The sleeper must wait for the P it is
+     * being handed, not take another idle P to run the timer itself: it did, became a spinner on
+     * it, and the waker's spinning count was never given back, so that no wake-up happened again.
+     */
+    @Test
+    void aTimerSleeperReservedByAWakerWaitsForThePItIsHanded() throws InterruptedException {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("reserved").withoutSysmon().build()) {
+            Future<?> far = s.schedule(() -> { }, java.util.concurrent.TimeUnit.HOURS.toNanos(1));
+            try {
+                Probe.awaitTrue(() -> s.scheduling.idle.timerSleeper() != null && s.snapshot().idleProcs() == 2
+                        && s.snapshot().idleCarriers() == s.snapshot().carriers(), BOUND, s,
+                        "every carrier parked, one as the timer sleeper");
+                Carrier sleeper = s.scheduling.idle.timerSleeper();
+                Scheduling scheduling = s.scheduling;
+                Processor p;
+                Idle.Reservation reserved = null;
+                scheduling.lock.lock();
+                try { // the waker's half under the lock, taking the sleeper
+                    p = scheduling.idle.getP();
+                    for (int i = s.snapshot().carriers(); i > 0 && reserved == null; i--) {
+                        Idle.Reservation r = scheduling.idle.reserveCarrier();
+                        if (r.parked() == sleeper) {
+                            reserved = r;
+                        } else {
+                            scheduling.idle.unreserveCarrier(r);
+                        }
+                    }
+                } finally {
+                    scheduling.lock.unlock();
+                }
+                assertSame(sleeper, reserved.parked());
+                CountDownLatch fired = new CountDownLatch(1);
+                s.schedule(fired::countDown, 0); // due now: the sleeper wakes for it
+                boolean early = fired.await(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+                scheduling.idle.handTo(reserved, p, false); // the waker's half after the lock
+                assertFalse(early, "the reserved sleeper took an idle P of its own to run the timer\n" + s.snapshot());
+                Probe.await(fired, BOUND, s, "the timer, run on the P the sleeper was handed");
+            } finally {
+                far.cancel(false); // close() would wait for it
+            }
+            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2 && s.snapshot().idleCarriers() == s.snapshot().carriers(),
+                    BOUND, s, "rest");
+            assertEquals(0, s.snapshot().spinningCarriers(), "a spinning count left behind\n" + s.snapshot());
+        }
+    }
+
     @Test
     void schedulingOnATerminatedSchedulerIsRejected() {
         GmpScheduler s = GmpScheduler.builder().procs(1).build();
