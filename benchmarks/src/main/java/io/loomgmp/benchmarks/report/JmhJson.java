@@ -4,6 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import org.openjdk.jmh.util.ListStatistics;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,9 +21,12 @@ import java.util.stream.Collectors;
  * Reads JMH's JSON result file ({@code -rf json}) into {@link Comparison}s: one per benchmark,
  * parameter set (other than {@code scheduler}) and metric, pairing the {@code gmp} run with the
  * {@code fjp} one. Comparisons keep the order in which the file first names them; a benchmark's
- * secondary results follow its primary one, by name.
+ * secondary results follow its primary one, by name. Each score keeps its forks' scores too.
  */
 final class JmhJson {
+    /** JMH's: its score errors are the half-widths of 99.9 % confidence intervals. */
+    private static final double CONFIDENCE = 0.999;
+
     private JmhJson() {
     }
 
@@ -71,9 +75,28 @@ final class JmhJson {
         pair[slot] = score;
     }
 
-    /** JMH writes a missing error as the string "NaN", which Gson reads as a number too. */
+    /**
+     * The score over all forks, and each fork's ({@code rawData}: one array of iteration values per
+     * fork) with JMH's own statistics: the mean and the half-width of its 99.9 % interval. JMH
+     * writes a missing error as the string "NaN", which Gson reads as a number too.
+     */
     private static Score score(JsonObject metric) {
-        return new Score(metric.get("score").getAsDouble(), metric.get("scoreError").getAsDouble(),
-                metric.get("scoreUnit").getAsString());
+        String unit = metric.get("scoreUnit").getAsString();
+        List<Score> forks = new ArrayList<>();
+        if (metric.has("rawData")) {
+            for (JsonElement fork : metric.getAsJsonArray("rawData")) {
+                JsonArray iterations = fork.getAsJsonArray();
+                double[] values = new double[iterations.size()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = iterations.get(i).getAsDouble();
+                }
+                if (values.length > 0) {
+                    ListStatistics statistics = new ListStatistics(values);
+                    forks.add(new Score(statistics.getMean(), statistics.getMeanErrorAt(CONFIDENCE), unit));
+                }
+            }
+        }
+        return new Score(metric.get("score").getAsDouble(), metric.get("scoreError").getAsDouble(), unit,
+                List.copyOf(forks));
     }
 }

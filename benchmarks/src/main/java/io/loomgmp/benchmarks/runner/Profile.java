@@ -25,7 +25,8 @@ public enum Profile {
     QUICK("quick", 1, 2, TimeValue.milliseconds(500), 5, TimeValue.milliseconds(500), Map.of()),
     /** CI: one 100 ms iteration, no warm-up, tiny sizes; the figures mean nothing. */
     SMOKE("smoke", 1, 0, TimeValue.milliseconds(100), 1, TimeValue.milliseconds(100),
-            Map.of("leaves", "1000", "children", "1000", "sleepers", "100", "sleeps", "2", "size", "100"));
+            Map.of("leaves", "1000", "children", "1000", "sleepers", "100", "sleeps", "2", "size", "100",
+                    "threads", "100", "depth", "64", "parkers", "100"));
 
     final String label;
     final int forks;
