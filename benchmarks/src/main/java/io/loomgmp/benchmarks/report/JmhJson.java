@@ -4,7 +4,6 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import org.openjdk.jmh.util.ListStatistics;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,9 +23,6 @@ import java.util.stream.Collectors;
  * secondary results follow its primary one, by name. Each score keeps its forks' scores too.
  */
 final class JmhJson {
-    /** JMH's: its score errors are the half-widths of 99.9 % confidence intervals. */
-    private static final double CONFIDENCE = 0.999;
-
     private JmhJson() {
     }
 
@@ -76,9 +72,9 @@ final class JmhJson {
     }
 
     /**
-     * The score over all forks, and each fork's ({@code rawData}: one array of iteration values per
-     * fork) with JMH's own statistics: the mean and the half-width of its 99.9 % interval. JMH
-     * writes a missing error as the string "NaN", which Gson reads as a number too.
+     * The score over all forks, and each fork's mean ({@code rawData}: one array of iteration
+     * values per fork). JMH writes a missing error as the string "NaN", which Gson reads as a
+     * number too.
      */
     private static Score score(JsonObject metric) {
         String unit = metric.get("scoreUnit").getAsString();
@@ -86,13 +82,12 @@ final class JmhJson {
         if (metric.has("rawData")) {
             for (JsonElement fork : metric.getAsJsonArray("rawData")) {
                 JsonArray iterations = fork.getAsJsonArray();
-                double[] values = new double[iterations.size()];
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = iterations.get(i).getAsDouble();
-                }
-                if (values.length > 0) {
-                    ListStatistics statistics = new ListStatistics(values);
-                    forks.add(new Score(statistics.getMean(), statistics.getMeanErrorAt(CONFIDENCE), unit));
+                if (!iterations.isEmpty()) {
+                    double sum = 0;
+                    for (JsonElement iteration : iterations) {
+                        sum += iteration.getAsDouble();
+                    }
+                    forks.add(new Score(sum / iterations.size(), Double.NaN, unit));
                 }
             }
         }

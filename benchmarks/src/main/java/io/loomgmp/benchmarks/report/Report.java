@@ -21,9 +21,9 @@ public final class Report {
 
     static final String HOW_TO_READ = """
             GMP and FJP: JMH's score ± the half-width of its 99.9 % confidence interval, over all \
-            iterations and forks ("n/a" when there were too few iterations for one); where the forks \
-            disagree (their own intervals do not overlap), each fork's mean follows in brackets, as a \
-            bimodal benchmark gives one mode or the other per JVM. GMP/FJP: the ratio \
+            iterations and forks ("n/a" when there were too few iterations for one); where the forks' \
+            means spread over more than 10 % of the score, each fork's mean follows in brackets: a \
+            bimodal benchmark gives one mode or the other per JVM, and the mean is neither. GMP/FJP: the ratio \
             of the two scores, ± its error from the two relative errors. For times and latencies below 1 \
             means GMP took less; for throughput (ops/s) above 1 means GMP did more. Verdict: "within \
             error" when the two confidence intervals overlap. `p50`/`p99` rows are percentiles of a \

@@ -32,16 +32,18 @@ class ScoreTest {
     }
 
     @Test
-    void forksDisagreeWhenTheirIntervalsDoNotOverlap() {
-        Score low = new Score(1_000, 50, "ns/op");
-        Score high = new Score(3_000, 50, "ns/op");
-        Score near = new Score(1_080, 50, "ns/op");
+    void forksDisagreeWhenTheirMeansSpreadOverTenPerCentOfTheScore() {
+        Score low = new Score(1_000, Double.NaN, "ns/op");
+        Score high = new Score(3_000, Double.NaN, "ns/op");
+        Score near = new Score(1_080, Double.NaN, "ns/op");
         assertTrue(new Score(2_000, 1_500, "ns/op", List.of(low, high)).forksDisagree());
-        assertFalse(new Score(1_040, 60, "ns/op", List.of(low, near)).forksDisagree(), "[950, 1050] and [1030, 1130]");
+        assertFalse(new Score(1_040, 60, "ns/op", List.of(low, near)).forksDisagree(), "80 is 7.7 % of 1,040");
+        assertTrue(new Score(1_040, 60, "ns/op", List.of(low, new Score(1_110, Double.NaN, "ns/op"))).forksDisagree(),
+                "110 is 10.6 % of 1,040");
         assertFalse(new Score(1_000, 50, "ns/op", List.of(low)).forksDisagree(), "one fork");
         assertEquals("1,040 ± 60", new Score(1_040, 60, "ns/op", List.of(low, near)).textWithForks());
         assertEquals("2.00 ± 0.10 (forks 1.00 / 2.50 / 2.50)", new Score(2, 0.1, "us/op", List.of(
-                new Score(1, 0.01, "us/op"), new Score(2.5, 0.01, "us/op"), new Score(2.5, 0.01, "us/op")))
-                .textWithForks());
+                new Score(1, Double.NaN, "us/op"), new Score(2.5, Double.NaN, "us/op"),
+                new Score(2.5, Double.NaN, "us/op"))).textWithForks());
     }
 }
