@@ -201,6 +201,11 @@ public class FloorBenchmark extends OnScheduler {
             driver = Thread.currentThread(); // JMH's benchmark thread, the one that parks in roundTrip
         }
 
+        /** The echo thread: for tests. */
+        Thread echoThread() {
+            return echo;
+        }
+
         void roundTrip() {
             turn = ECHO_TURN;
             LockSupport.unpark(echo);

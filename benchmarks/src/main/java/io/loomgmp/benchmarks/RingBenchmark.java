@@ -148,6 +148,11 @@ public class RingBenchmark extends OnScheduler {
         }
     }
 
+    /** Members 1 .. threads - 1 (the last started, in {@code perTrip} mode): for tests. */
+    Thread[] members() {
+        return members.clone();
+    }
+
     /** Sends {@link #STOP} around the ring of long-lived members and joins them. */
     @TearDown(Level.Trial)
     public void stopRing() throws InterruptedException {

@@ -115,6 +115,11 @@ public class TimedParkBenchmark extends OnScheduler {
         }
     }
 
+    /** The parkers: for tests. */
+    Thread[] parkerThreads() {
+        return parkerThreads.clone();
+    }
+
     @TearDown(Level.Trial)
     public void stopPairs() throws InterruptedException {
         stopped = true;
