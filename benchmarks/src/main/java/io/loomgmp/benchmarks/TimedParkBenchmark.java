@@ -1,17 +1,21 @@
 package io.loomgmp.benchmarks;
 
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -32,6 +36,16 @@ import java.util.concurrent.locks.LockSupport;
  * carriers busy between rounds too, as they do in the issue's scenario. The threads live for the
  * whole trial.
  *
+ * <p><b>Starvation.</b> A partner yields at most {@value #YIELD_STREAK} times in a row; then it
+ * sleeps {@value #BACK_OFF_MILLIS} ms before yielding again, and counts a back-off
+ * ({@code ·backOffs}, per iteration). On JDK 25's ForkJoinPool, carriers that run only yielding
+ * virtual threads can keep polling the queues those yielders return to and never reach the
+ * queue where a parker waits to run (the JDK's {@code Starvation.java} test, JDK-8373118): without
+ * the back-off, a round then never ends (seen in about one fork in three on a loaded 2-core
+ * machine). A streak of {@value #YIELD_STREAK} is far beyond a fair scheduler's (a partner waits
+ * about one pass over the runnable threads, a few yields), so a back-off count above 0 says the
+ * scheduler starved a runnable thread, and that round's time includes the back-off.
+ *
  * <p>Memory ordering: the benchmark thread writes the round's latch before the round number (both
  * volatile); a partner reads the round number, then writes its parker's record
  * ({@link AtomicIntegerArray}, volatile) before unparking; the parker reads the record, then the
@@ -41,8 +55,15 @@ import java.util.concurrent.locks.LockSupport;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class TimedParkBenchmark extends OnScheduler {
+    /** Yields in a row before a partner backs off: see the class comment. */
+    static final int YIELD_STREAK = 10_000;
+    static final int BACK_OFF_MILLIS = 1;
+
     @Param({"1000", "10000"})
     public int parkers;
+
+    /** Every back-off since the trial began. */
+    final LongAdder backOffs = new LongAdder();
 
     private Thread[] parkerThreads;
     private Thread[] partners;
@@ -72,11 +93,27 @@ public class TimedParkBenchmark extends OnScheduler {
     }
 
     @Benchmark
-    public void round() throws InterruptedException {
+    public void round(StarvationCounters counters) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(parkers);
         roundDone = done;
         round = round + 1;
         Benchmarks.await(done, "timed parks woken this round");
+        counters.backOffs = backOffs.sum() - counters.backOffsBefore;
+    }
+
+    /** The partners' back-offs in each iteration, a JMH secondary result ({@code ·backOffs}). */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class StarvationCounters {
+        /** Back-offs during this iteration. */
+        public long backOffs;
+        private long backOffsBefore;
+
+        @Setup(Level.Iteration)
+        public void reset(TimedParkBenchmark benchmark) {
+            backOffsBefore = benchmark.backOffs.sum();
+            backOffs = 0;
+        }
     }
 
     /** Parker {@code pair}: parks, timed, until its partner wakes it for the next round; then again. */
@@ -98,21 +135,37 @@ public class TimedParkBenchmark extends OnScheduler {
     private void unparkWhenParked(int pair) {
         Thread parker = parkerThreads[pair];
         for (int r = 1; ; r++) {
+            int streak = 0;
             while (round < r) {
                 if (stopped) {
                     return;
                 }
-                Thread.yield();
+                streak = yieldOrBackOff(streak);
             }
             while (parker.getState() != Thread.State.TIMED_WAITING) {
                 if (stopped) {
                     return;
                 }
-                Thread.yield();
+                streak = yieldOrBackOff(streak);
             }
             wokenFor.set(pair, r);
             LockSupport.unpark(parker);
         }
+    }
+
+    /** Yields, or after {@value #YIELD_STREAK} yields in a row sleeps and counts a back-off; the new streak. */
+    int yieldOrBackOff(int streak) {
+        if (streak < YIELD_STREAK) {
+            Thread.yield();
+            return streak + 1;
+        }
+        backOffs.increment();
+        try {
+            Thread.sleep(BACK_OFF_MILLIS);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("a timed-park partner was interrupted", e);
+        }
+        return 0;
     }
 
     /** The parkers: for tests. */

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,9 +18,12 @@ class TimedParkBenchmarkTest {
         TimedParkBenchmark benchmark = new TimedParkBenchmark();
         benchmark.parkers = 50;
         benchmark.startPairs();
+        TimedParkBenchmark.StarvationCounters counters = new TimedParkBenchmark.StarvationCounters();
+        counters.reset(benchmark);
         for (int round = 0; round < 20; round++) {
-            benchmark.round(); // returns only once all 50 parkers were woken, each once
+            benchmark.round(counters); // returns only once all 50 parkers were woken, each once
         }
+        assertEquals(benchmark.backOffs.sum(), counters.backOffs, "this iteration's back-offs");
         // Between rounds every parker is back in its timed park: the state its partner waits for.
         for (Thread parker : benchmark.parkerThreads()) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -32,6 +36,19 @@ class TimedParkBenchmarkTest {
         for (Thread thread : benchmark.parkerThreads()) {
             assertFalse(thread.isAlive(), thread + " ended");
         }
+    }
+
+    @Test
+    void aPartnerBacksOffAfterItsStreakOfYieldsAndCountsIt() {
+        TimedParkBenchmark benchmark = new TimedParkBenchmark();
+        assertEquals(1, benchmark.yieldOrBackOff(0));
+        assertEquals(TimedParkBenchmark.YIELD_STREAK, benchmark.yieldOrBackOff(TimedParkBenchmark.YIELD_STREAK - 1));
+        assertEquals(0, benchmark.backOffs.sum());
+        long start = System.nanoTime();
+        assertEquals(0, benchmark.yieldOrBackOff(TimedParkBenchmark.YIELD_STREAK), "a new streak after the back-off");
+        assertEquals(1, benchmark.backOffs.sum());
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(TimedParkBenchmark.BACK_OFF_MILLIS),
+                "it slept");
     }
 
     @Test

@@ -24,7 +24,8 @@ final class MarkdownTable {
                     .append(" | ").append(c.unit())
                     .append(" | ").append(c.gmp().map(Score::textWithForks).orElse("—"))
                     .append(" | ").append(c.fjp().map(Score::textWithForks).orElse("—"))
-                    .append(" | ").append(c.complete() ? ratioText(c.ratio(), c.ratioError()) : "—")
+                    .append(" | ").append(c.complete() && Double.isFinite(c.ratio()) ? ratioText(c.ratio(), c.ratioError())
+                            : "—") // a count of 0 (TimedPark's back-offs) has no ratio
                     .append(" | ").append(c.complete() ? c.verdict() : "one scheduler only")
                     .append(" |\n");
         }

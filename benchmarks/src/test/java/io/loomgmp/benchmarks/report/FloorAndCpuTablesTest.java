@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The report's floor and CPU tables, and the forks' means where they disagree, from a small JMH
  * JSON file: both floors, a ping-pong whose FJP forks disagree (1,000 and 3,000 ns), a ring of
- * 1,000 threads, and a throughput benchmark with CPU time on GMP only.
+ * 1,000 threads, a throughput benchmark with CPU time on GMP only, and timed parks with a count
+ * of back-offs.
  */
 class FloorAndCpuTablesTest {
     private static final String MACHINE = "Test CPU, 2 cores, JDK 25; 2026-01-01, full run";
@@ -44,8 +45,12 @@ class FloorAndCpuTablesTest {
                         + " | 0.500 ± 0.376 | within error |",
                 "| Ring.trip (depth=1, mode=longLived, threads=1000) | time/op | us/op | 2,000 ± 100 | 1,000 ± 50"
                         + " | 2.00 ± 0.14 | FJP better |",
-                "| ProducerConsumer.transfer (pairs=4) | throughput | ops/s | 400,000 ± 20,000 | — | — | one scheduler only |"),
+                "| ProducerConsumer.transfer (pairs=4) | throughput | ops/s | 400,000 ± 20,000 | — | — | one scheduler only |",
+                "| TimedPark.round (parkers=1000) | time/op | us/op | 20,000 ± 2,000 | 6,000 ± 600 | 3.33 ± 0.47 | FJP better |",
+                // a count of 0 on both: no ratio
+                "| TimedPark.round (parkers=1000) | backOffs | # | 0 ± n/a | 0 ± n/a | — | no error bars |"),
                 rows(markdown, MarkdownTable.HEADER));
+        assertTrue(Files.size(out.resolve(Report.CHART)) > 10_000, "the chart, drawn without the rows that have no ratio");
     }
 
     @Test
@@ -65,11 +70,15 @@ class FloorAndCpuTablesTest {
                         + " | 1,000 ± 750 | 10.0 ± 7.6 | 0.100 ± 0.075 |",
                 // a trip is 1,000 hops: 2,000 µs / 1,000 = 2,000 ns
                 "| Ring.trip (depth=1, mode=longLived, threads=1000) | 1,000 | 2,000 ± 100 | 20.0 ± 2.2 | 0.200 ± 0.014"
-                        + " | 1,000 ± 50 | 10.0 ± 1.1 | 0.100 ± 0.007 |"),
+                        + " | 1,000 ± 50 | 10.0 ± 1.1 | 0.100 ± 0.007 |",
+                // a round is 1,000 timed parks: 20,000 µs / 1,000 = 20,000 ns = 200 × 100 ns = 2 × 10,000 ns
+                "| TimedPark.round (parkers=1000) | 1,000 | 20,000 ± 2,000 | 200 ± 28 | 2.00 ± 0.22"
+                        + " | 6,000 ± 600 | 60.0 ± 8.5 | 0.600 ± 0.067 |"),
                 rows(markdown, "| benchmark | hand-offs/op |"));
         assertTrue(markdown.contains("- `PingPong.parkUnpark`: one round trip: 2 parks and 2 unparks"), markdown);
         assertTrue(markdown.contains("- `Ring.trip`: one trip around the ring"), markdown);
-        assertFalse(markdown.contains("- `TimedPark.round`"), "only the hand-off benchmarks of the run: " + markdown);
+        assertTrue(markdown.contains("- `TimedPark.round`: one round"), markdown);
+        assertFalse(markdown.contains("- `YieldStorm.yieldStorm`"), "only the hand-off benchmarks of the run: " + markdown);
     }
 
     @Test
