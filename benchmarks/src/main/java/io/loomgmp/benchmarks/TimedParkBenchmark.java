@@ -40,9 +40,10 @@ import java.util.concurrent.locks.LockSupport;
  * sleeps {@value #BACK_OFF_MILLIS} ms before yielding again, and counts a back-off
  * ({@code ·backOffs}, per iteration). On JDK 25's ForkJoinPool, carriers that run only yielding
  * virtual threads can keep polling the queues those yielders return to and never reach the
- * queue where a parker waits to run (the JDK's {@code Starvation.java} test, JDK-8373118): without
- * the back-off, a round then never ends (seen in about one fork in three on a loaded 2-core
- * machine). A streak of {@value #YIELD_STREAK} is far beyond a fair scheduler's (a partner waits
+ * queue where the other partners and the parkers wait to run (the scan-order problem behind
+ * JDK-8373118, "Starvation.java timed out"): without the back-off, a round then never ended (in
+ * 3 forks of 8 beside two CPU hogs on a 2-core machine; a thread dump showed both carriers
+ * running partners of round 2 while the other partners had not run since round 1 began). A streak of {@value #YIELD_STREAK} is far beyond a fair scheduler's (a partner waits
  * about one pass over the runnable threads, a few yields), so a back-off count above 0 says the
  * scheduler starved a runnable thread, and that round's time includes the back-off.
  *
