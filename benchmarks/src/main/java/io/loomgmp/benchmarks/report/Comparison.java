@@ -1,5 +1,7 @@
 package io.loomgmp.benchmarks.report;
 
+import io.loomgmp.benchmarks.ProcessCpuProfiler;
+
 import java.util.Optional;
 
 /**
@@ -14,6 +16,34 @@ import java.util.Optional;
  */
 record Comparison(String benchmark, String mode, String params, String metric, Optional<Score> gmp,
                   Optional<Score> fjp) {
+
+    /** Whether this is one of {@link ProcessCpuProfiler}'s metrics, which the CPU table shows. */
+    boolean isCpu() {
+        return metric.equals(ProcessCpuProfiler.CPU_PER_OP) || metric.equals(ProcessCpuProfiler.CORES);
+    }
+
+    /** Whether {@code other} is a metric of the same runs: the same benchmark, mode and parameters. */
+    boolean sameRuns(Comparison other) {
+        return benchmark.equals(other.benchmark) && mode.equals(other.mode) && params.equals(other.params);
+    }
+
+    /**
+     * The value of parameter {@code name} as a whole number.
+     *
+     * @throws IllegalArgumentException if these runs have no such parameter, or not a number
+     */
+    int intParam(String name) {
+        for (String param : params.split(", ")) {
+            if (param.startsWith(name + "=")) {
+                try {
+                    return Integer.parseInt(param.substring(name.length() + 1));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(label() + ": " + param + " is not a whole number", e);
+                }
+            }
+        }
+        throw new IllegalArgumentException(label() + " has no parameter " + name);
+    }
 
     /** "Skynet.tree (leaves=1000000)". */
     String label() {

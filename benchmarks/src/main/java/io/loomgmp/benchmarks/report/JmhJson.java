@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * Reads JMH's JSON result file ({@code -rf json}) into {@link Comparison}s: one per benchmark,
  * parameter set (other than {@code scheduler}) and metric, pairing the {@code gmp} run with the
  * {@code fjp} one. Comparisons keep the order in which the file first names them; a benchmark's
- * secondary results follow its primary one, by name.
+ * secondary results follow its primary one, by name. Each score keeps its forks' scores too.
  */
 final class JmhJson {
     private JmhJson() {
@@ -71,9 +71,27 @@ final class JmhJson {
         pair[slot] = score;
     }
 
-    /** JMH writes a missing error as the string "NaN", which Gson reads as a number too. */
+    /**
+     * The score over all forks, and each fork's mean ({@code rawData}: one array of iteration
+     * values per fork). JMH writes a missing error as the string "NaN", which Gson reads as a
+     * number too.
+     */
     private static Score score(JsonObject metric) {
-        return new Score(metric.get("score").getAsDouble(), metric.get("scoreError").getAsDouble(),
-                metric.get("scoreUnit").getAsString());
+        String unit = metric.get("scoreUnit").getAsString();
+        List<Score> forks = new ArrayList<>();
+        if (metric.has("rawData")) {
+            for (JsonElement fork : metric.getAsJsonArray("rawData")) {
+                JsonArray iterations = fork.getAsJsonArray();
+                if (!iterations.isEmpty()) {
+                    double sum = 0;
+                    for (JsonElement iteration : iterations) {
+                        sum += iteration.getAsDouble();
+                    }
+                    forks.add(new Score(sum / iterations.size(), Double.NaN, unit));
+                }
+            }
+        }
+        return new Score(metric.get("score").getAsDouble(), metric.get("scoreError").getAsDouble(), unit,
+                List.copyOf(forks));
     }
 }

@@ -3,7 +3,10 @@ package io.loomgmp.benchmarks.report;
 import java.util.List;
 import java.util.Locale;
 
-/** The report's table in Markdown: one row per {@link Comparison}, both schedulers, their ratio and a verdict. */
+/**
+ * The report's table in Markdown: one row per {@link Comparison}, both schedulers (with each fork's
+ * mean where the forks disagree), their ratio and a verdict.
+ */
 final class MarkdownTable {
     static final String HEADER = """
             | benchmark | metric | unit | GMP | FJP | GMP/FJP | verdict |
@@ -19,9 +22,10 @@ final class MarkdownTable {
             table.append("| ").append(c.label())
                     .append(" | ").append(c.metricLabel())
                     .append(" | ").append(c.unit())
-                    .append(" | ").append(c.gmp().map(Score::text).orElse("—"))
-                    .append(" | ").append(c.fjp().map(Score::text).orElse("—"))
-                    .append(" | ").append(c.complete() ? ratioText(c.ratio(), c.ratioError()) : "—")
+                    .append(" | ").append(c.gmp().map(Score::textWithForks).orElse("—"))
+                    .append(" | ").append(c.fjp().map(Score::textWithForks).orElse("—"))
+                    .append(" | ").append(c.complete() && Double.isFinite(c.ratio()) ? ratioText(c.ratio(), c.ratioError())
+                            : "—") // a count of 0 (TimedPark's back-offs) has no ratio
                     .append(" | ").append(c.complete() ? c.verdict() : "one scheduler only")
                     .append(" |\n");
         }

@@ -50,8 +50,8 @@ final class RatioChart {
         double low = -1;
         double high = 1;
         for (Comparison c : comparisons) {
-            if (!c.complete()) {
-                continue;
+            if (!c.complete() || !(c.costRatio() > 0 && Double.isFinite(c.costRatio()))) {
+                continue; // one scheduler only, or no ratio to draw on a log scale (a count of 0)
             }
             labels.add(c.label() + (c.metric().isEmpty() ? "" : " " + c.metricLabel())
                     + (c.gmp().orElseThrow().higherIsBetter() ? " (1/throughput)" : ""));

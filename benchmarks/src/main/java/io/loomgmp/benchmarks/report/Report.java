@@ -7,8 +7,9 @@ import java.util.List;
 
 /**
  * Turns JMH's JSON into the report a person reads: {@value #MARKDOWN} (the table with both
- * schedulers, their ratio with its error and a verdict) and {@value #CHART} (the ratios as bars
- * with error bars), and the README's benchmark section.
+ * schedulers, their ratio with its error and a verdict; the hand-offs as multiples of the floor;
+ * the CPU time per operation and the cores used) and {@value #CHART} (the ratios of wall time and
+ * latency as bars with error bars), and the README's benchmark section.
  *
  * <p>Re-render from a saved result file: {@code java -cp benchmarks/target/benchmarks.jar
  * io.loomgmp.benchmarks.report.Report benchmarks/results/jmh-result.json benchmarks/results "machine line"}.
@@ -20,7 +21,9 @@ public final class Report {
 
     static final String HOW_TO_READ = """
             GMP and FJP: JMH's score ± the half-width of its 99.9 % confidence interval, over all \
-            iterations and forks ("n/a" when there were too few iterations for one). GMP/FJP: the ratio \
+            iterations and forks ("n/a" when there were too few iterations for one); where the forks' \
+            means spread over more than 10 % of the score, each fork's mean follows in brackets: a \
+            bimodal benchmark gives one mode or the other per JVM, and the mean is neither. GMP/FJP: the ratio \
             of the two scores, ± its error from the two relative errors. For times and latencies below 1 \
             means GMP took less; for throughput (ops/s) above 1 means GMP did more. Verdict: "within \
             error" when the two confidence intervals overlap. `p50`/`p99` rows are percentiles of a \
@@ -45,19 +48,43 @@ public final class Report {
         Path relativeJson = outDir.toAbsolutePath().relativize(json.toAbsolutePath());
         String markdown = "# loom-gmp benchmarks: GMP against ForkJoinPool\n\n"
                 + "Measured on " + machine + ".\n\n"
-                + MarkdownTable.render(comparisons) + "\n"
+                + MarkdownTable.render(wallTime(comparisons)) + "\n"
                 + HOW_TO_READ + "\n\n"
+                + floorAndCpuSections(comparisons, "##")
                 + "![GMP relative to ForkJoinPool](" + CHART + ")\n\n"
                 + "JMH's own results: [" + relativeJson + "](" + relativeJson + ").\n";
         Files.writeString(outDir.resolve(MARKDOWN), markdown);
-        RatioChart.write(comparisons, machine, outDir.resolve(CHART));
+        RatioChart.write(wallTime(comparisons), machine, outDir.resolve(CHART));
     }
 
-    /** The README's section: the machine line, the table and the chart, which is at {@code chartPath}. */
+    /**
+     * The README's section: the machine line, the table, the chart, which is at {@code chartPath},
+     * and the floor and CPU tables.
+     */
     public static String readmeSection(Path json, String chartPath, String machine) throws IOException {
+        List<Comparison> comparisons = JmhJson.read(json);
         return "Measured on " + machine + ".\n\n"
-                + MarkdownTable.render(JmhJson.read(json)) + "\n"
-                + "![GMP relative to ForkJoinPool, below 1 is better for GMP](" + chartPath + ")\n";
+                + MarkdownTable.render(wallTime(comparisons)) + "\n"
+                + "![GMP relative to ForkJoinPool, below 1 is better for GMP](" + chartPath + ")\n\n"
+                + floorAndCpuSections(comparisons, "###");
+    }
+
+    /** The comparisons of wall time and latency: all but the CPU metrics, which have their own table. */
+    private static List<Comparison> wallTime(List<Comparison> comparisons) {
+        return comparisons.stream().filter(c -> !c.isCpu()).toList();
+    }
+
+    /** The floor table and the CPU table, each under a heading of {@code level} ("##"), with how to read it. */
+    static String floorAndCpuSections(List<Comparison> comparisons, String level) {
+        StringBuilder sections = new StringBuilder();
+        sections.append(level).append(" Hand-offs as multiples of the floor\n\n");
+        FloorTable.render(comparisons).ifPresentOrElse(
+                table -> sections.append(table).append('\n').append(FloorTable.HOW_TO_READ).append("\n\n"),
+                () -> sections.append("These results have no floor: run `FloorBenchmark` with the hand-off"
+                        + " benchmarks (`./loomgmp bench 'Floor|PingPong|Ring|TimedPark|YieldStorm'`).\n\n"));
+        CpuTable.render(comparisons).ifPresent(table -> sections.append(level).append(" CPU time per operation\n\n")
+                .append(table).append('\n').append(CpuTable.HOW_TO_READ).append("\n\n"));
+        return sections.toString();
     }
 
     /** "812 ± 40 ms/op". */

@@ -1,6 +1,7 @@
 package io.loomgmp.benchmarks.runner;
 
 import io.loomgmp.benchmarks.LatencyProfiler;
+import io.loomgmp.benchmarks.ProcessCpuProfiler;
 import io.loomgmp.benchmarks.report.Report;
 import io.loomgmp.benchmarks.report.ReadmeSection;
 import org.openjdk.jmh.results.Result;
@@ -43,14 +44,19 @@ import java.util.regex.Pattern;
  * agent), then {@code -p scheduler=fjp} without it. The agent goes in {@code jvmArgsPrepend}
  * because a benchmark's own {@code @Fork(jvmArgsAppend = ...)} (e.g. JMH's virtual-thread
  * executor) must survive. Each fork checks that its parameter matches its JVM
- * ({@code io.loomgmp.benchmarks.OnScheduler}). One progress line per run goes to standard output,
+ * ({@code io.loomgmp.benchmarks.OnScheduler}). Every fork runs with the latency and the CPU-time
+ * profilers ({@code LatencyProfiler}, {@code ProcessCpuProfiler}). One progress line per run goes to standard output,
  * JMH's own output to the log; the results of all runs are merged into one JMH JSON file.
  */
 public final class BenchRunner {
     private static final String PACKAGE = "io.loomgmp.benchmarks.";
     private static final List<String> SCHEDULERS = List.of("gmp", "fjp");
-    /** The report's order: the list, from hand-offs to whole servers, then the micro-benchmarks. */
-    private static final List<String> SUITE_ORDER = List.of("PingPongBenchmark", "SkynetBenchmark", "FanOutBenchmark",
+    /**
+     * The report's order: the floor under every hand-off, then the issue's list, from hand-offs to
+     * whole servers, then the micro-benchmarks.
+     */
+    private static final List<String> SUITE_ORDER = List.of("FloorBenchmark", "PingPongBenchmark", "RingBenchmark",
+            "TimedParkBenchmark", "SkynetBenchmark", "FanOutBenchmark",
             "YieldStormBenchmark", "TimersBenchmark", "ProducerConsumerBenchmark", "FairnessBenchmark",
             "PinnedBenchmark", "HttpBenchmark", "JettyBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
             "JfrCostPingPongBenchmark", "JfrCostSkynetBenchmark", "LatencySampleCostBenchmark");
@@ -202,11 +208,16 @@ public final class BenchRunner {
                 .measurementIterations(profile.measurementIterations)
                 .measurementTime(profile.measurementTime)
                 .addProfiler(LatencyProfiler.class)
+                .addProfiler(ProcessCpuProfiler.class)
                 .timeout(TimeValue.minutes(2)) // an iteration that hangs fails instead of holding the run
                 .shouldFailOnError(true);
         profile.params.forEach(builder::param);
+        // ProcessCpuProfiler reads the process CPU clock through the foreign-function API.
+        String nativeAccess = "--enable-native-access=ALL-UNNAMED";
         if (scheduler.equals("gmp")) {
-            builder.jvmArgsPrepend("-javaagent:" + options.agent().toAbsolutePath());
+            builder.jvmArgsPrepend("-javaagent:" + options.agent().toAbsolutePath(), nativeAccess);
+        } else {
+            builder.jvmArgsPrepend(nativeAccess);
         }
         return builder.build();
     }

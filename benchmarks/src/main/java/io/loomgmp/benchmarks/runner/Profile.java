@@ -11,21 +11,27 @@ import java.util.Map;
  */
 public enum Profile {
     /**
-     * About 33 minutes on 2 cores (estimated: 58 configurations, i.e. benchmark, parameters and
-     * scheduler, × 2 forks × 16 s of iterations, plus JVM starts; the 50 before the Jetty and the
-     * oversubscribed fairness runs took 28 min).
+     * About 50 minutes on 2 cores (estimated: 86 configurations, i.e. benchmark, parameters and
+     * scheduler, × 2 forks × 16 s of iterations, plus JVM starts and the HTTP benchmarks' longer
+     * warm-up; the 50 configurations before the Jetty, the oversubscribed fairness, the
+     * latency-sampling, the floor, ring and timed-park runs took 28 min).
      */
     FULL("full", 2, 3, TimeValue.seconds(2), 5, TimeValue.seconds(2), Map.of()),
     /**
-     * About 4.5 minutes on 2 cores (3 min 41 s for 50 configurations): one fork, short iterations.
-     * Five of them, not three: JMH's error is the 99.9 % interval of Student's t, whose factor
-     * falls from 31.6 at 2 degrees of freedom to 8.6 at 4, so three long iterations give error
-     * bars too wide to say anything.
+     * About 6.5 minutes on 2 cores (3 min 41 s for 50 configurations, 86 now): one fork, short
+     * iterations. Five of them, not three: JMH's error is the 99.9 % interval of Student's t, whose
+     * factor falls from 31.6 at 2 degrees of freedom to 8.6 at 4, so three long iterations give
+     * error bars too wide to say anything.
      */
     QUICK("quick", 1, 2, TimeValue.milliseconds(500), 5, TimeValue.milliseconds(500), Map.of()),
-    /** CI: one 100 ms iteration, no warm-up, tiny sizes; the figures mean nothing. */
+    /**
+     * CI: one 100 ms iteration, no warm-up, tiny sizes; the figures mean nothing. About 1 min 20 s
+     * for the 52 runs on a loaded 2-core machine (1 min 18 s measured, 8 s of it the floor, ring and
+     * timed-park runs), most of it JVM starts.
+     */
     SMOKE("smoke", 1, 0, TimeValue.milliseconds(100), 1, TimeValue.milliseconds(100),
-            Map.of("leaves", "1000", "children", "1000", "sleepers", "100", "sleeps", "2", "size", "100"));
+            Map.of("leaves", "1000", "children", "1000", "sleepers", "100", "sleeps", "2", "size", "100",
+                    "threads", "100", "depth", "64", "parkers", "100"));
 
     final String label;
     final int forks;

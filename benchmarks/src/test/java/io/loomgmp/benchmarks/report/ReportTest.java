@@ -99,7 +99,8 @@ class ReportTest {
         String section = Report.readmeSection(fixture(), "benchmarks/results/chart.png", MACHINE);
         assertTrue(section.startsWith("Measured on " + MACHINE + ".\n\n| benchmark |"), section);
         assertTrue(section.contains("| PingPong.parkUnpark | time/op |"), section);
-        assertTrue(section.endsWith("(benchmarks/results/chart.png)\n"), section);
+        assertTrue(section.contains("(benchmarks/results/chart.png)\n\n### Hand-offs as multiples of the floor\n"),
+                "the chart after the table, then the floor and CPU tables: " + section);
     }
 
     @Test

@@ -94,6 +94,13 @@ class BenchSmokeIT {
             boolean agent = result.get("jvmArgs").toString().contains("-javaagent:");
             assertEquals(scheduler.equals("gmp"), agent, benchmark + " " + scheduler + ": the agent only in gmp forks");
             String name = benchmark.substring("io.loomgmp.benchmarks.".length());
+            // ProcessCpuProfiler on every fork: the process's CPU time per op and the cores it used
+            JsonObject secondary = result.getAsJsonObject("secondaryMetrics");
+            for (String cpuMetric : List.of("·cpu/op", "·cores")) {
+                assertTrue(secondary != null && secondary.has(cpuMetric)
+                                && secondary.getAsJsonObject(cpuMetric).get("score").getAsDouble() > 0,
+                        benchmark + " " + scheduler + " has " + cpuMetric + ": " + secondary);
+            }
             if (LATENCY_BENCHMARKS.contains(name)) {
                 assertTrue(result.getAsJsonObject("secondaryMetrics").keySet().stream().anyMatch(k -> k.endsWith(".p99")),
                         benchmark + " " + scheduler + " recorded latencies: " + result.get("secondaryMetrics"));
@@ -115,6 +122,14 @@ class BenchSmokeIT {
             String shortName = benchmark.substring("io.loomgmp.benchmarks.".length()).replace("Benchmark.", ".");
             assertTrue(markdown.contains("| " + shortName), shortName + " in results.md");
         }
+        // The hand-offs over the floors measured in the same run, and CPU time beside wall time
+        String floorTable = markdown.substring(markdown.indexOf("| benchmark | hand-offs/op |"));
+        for (String row : List.of("| Floor.continuationYield | 1 ", "| Floor.platformParkUnpark | 2 ",
+                "| PingPong.parkUnpark | 2 ", "| Ring.trip (depth=64, mode=perTrip, threads=100) | 100 ",
+                "| TimedPark.round (parkers=100) | 100 ", "| YieldStorm.yieldStorm | 1 ")) {
+            assertTrue(floorTable.contains(row), row + " in the floor table:\n" + markdown);
+        }
+        assertTrue(markdown.contains("| benchmark | unit | GMP time/op | GMP CPU/op | GMP cores |"), markdown);
         assertTrue(Files.size(OUT.resolve("chart.png")) > 10_000, "chart.png written");
         assertEquals(readmeBefore, Files.readString(ROOT.resolve("README.md")), "a smoke run leaves the README alone");
     }
