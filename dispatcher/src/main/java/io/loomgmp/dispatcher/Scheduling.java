@@ -170,12 +170,16 @@ final class Scheduling {
             if (m != null && m.yieldingAtPoll && m.running == task) {
                 m.yieldingAtPoll = false;
                 yielded = true; // preempted: behind every runnable task, on any P (Go's gopreempt_m)
-            } else if (p != null && p.runQueue.isEmpty() && !global.isEmpty()) {
-                // Nothing local to give way to, but others wait: their turn first. The ready lane,
+            } else if (p != null && !global.isEmpty()) {
+                // Others wait on the global queue: the back of its ready lane. Not behind local
+                // work: with more yielding threads than a ring holds, the ring overflows into the
+                // ready lane, and those served from there (one per GLOBAL_CHECK_NANOS while the
+                // ring has work) would wait for every local yielder's turns; in the ready lane all
+                // take turns in order (Go's Gosched queues every yield globally). The ready lane,
                 // not the yielded one: a voluntary yield gives way to runnable work, not to every
-                // preempted CPU hog's next time slice (the JDK's I/O sub-pollers yield after each
-                // poll, with the readers they must wake still waiting on them). Racy reads, a
-                // heuristic: a wrong guess only changes which queue the task waits in.
+                // preempted CPU hog's next time slice. With the global queue empty, the ring's
+                // tail: no shared queue touched. Racy reads, a heuristic: a wrong guess only
+                // changes which queue the task waits in.
                 placement = Placement.GLOBAL;
             }
         }

@@ -69,7 +69,7 @@ class SchedulingTest {
     }
 
     @Test
-    void aYieldGoesBehindTheLocalWorkOrToTheGlobalQueueWhenOnlyThatHasWork() {
+    void aYieldGoesBehindTheLocalWorkOrToTheGlobalQueueWhenThatHasWork() {
         try (GmpScheduler s = GmpScheduler.builder().procs(1).build()) {
             List<String> order = new CopyOnWriteArrayList<>();
             CountDownLatch done = new CountDownLatch(2);
@@ -101,7 +101,7 @@ class SchedulingTest {
                 order.add("yielder");
                 if (yields.getAndIncrement() == 0) {
                     awaitLatch(queued); // a task from outside is on the global queue now
-                    s.submit(yielder[0], Placement.YIELD); // empty ring: goes global, behind it
+                    s.submit(yielder[0], Placement.YIELD); // goes global, behind it
                 } else {
                     done.countDown();
                 }
@@ -112,6 +112,57 @@ class SchedulingTest {
             queued.countDown();
             Probe.await(done, BOUND, s, "the yielder and the global task");
             assertEquals(List.of("yielder", "global", "yielder"), order);
+        }
+    }
+
+    /**
+     * More yielding tasks than a ring holds, on one P: each must get its turn within about one
+     * pass over all of them. While yields went to the ring's tail whenever it had work, the
+     * ring's overflow sent yielders to the global queue, which the P served one task per
+     * GLOBAL_CHECK_NANOS while its ring had work: those waited for hundreds of the local
+     * yielders' turns (a timed-park benchmark with 1,000 yielding partners ran 8 times slower
+     * than on ForkJoinPool). A yield now joins the global queue's back whenever that has work.
+     */
+    @Test
+    void moreYieldersThanARingHoldsTakeTurnsInOrder() {
+        int yielders = 4 * RunQueue.CAPACITY;
+        int turns = 20;
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("yielders").build()) {
+            AtomicLong clock = new AtomicLong(); // runs so far, of every yielder
+            long[] lastRun = new long[yielders];
+            long[] widestGap = new long[yielders];
+            CountDownLatch done = new CountDownLatch(yielders);
+            CountDownLatch go = new CountDownLatch(1);
+            s.execute(() -> { // queues them all from the carrier: the ring overflows at once
+                for (int i = 0; i < yielders; i++) {
+                    int id = i;
+                    Runnable[] self = new Runnable[1];
+                    AtomicInteger left = new AtomicInteger(turns);
+                    self[0] = () -> {
+                        long now = clock.incrementAndGet();
+                        if (lastRun[id] != 0) {
+                            widestGap[id] = Math.max(widestGap[id], now - lastRun[id]);
+                        }
+                        lastRun[id] = now;
+                        if (left.decrementAndGet() > 0) {
+                            s.submit(self[0], Placement.YIELD);
+                        } else {
+                            done.countDown();
+                        }
+                    };
+                    s.submit(self[0], Placement.LOCAL);
+                }
+                awaitLatch(go);
+            });
+            go.countDown();
+            Probe.await(done, BOUND, s, "every yielder's turns");
+            long widest = 0;
+            for (long gap : widestGap) {
+                widest = Math.max(widest, gap);
+            }
+            // A fair pass is `yielders` runs; allow twice that (batches, the ring's own turns).
+            assertTrue(widest <= 2L * yielders, "a yielder waited " + widest + " runs for its next turn (fair: about "
+                    + yielders + ")\n" + s.snapshot());
         }
     }
 
