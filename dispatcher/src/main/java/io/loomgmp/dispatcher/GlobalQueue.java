@@ -67,7 +67,7 @@ final class GlobalQueue {
     private final AtomicInteger yieldedSize = new AtomicInteger();
     private final Failures failures;
 
-    private final ReentrantLock reserveLock = new ReentrantLock();
+    private final ReentrantLock reserveLock = new CarrierSafeLock();
     /** A ring: slots {@code [reserveHead, reserveHead + reserved)}, modulo its length. Under {@link #reserveLock}. */
     private Runnable[] reserve;
     /** Under {@link #reserveLock}. */

@@ -86,7 +86,7 @@ final class ProcResize {
      * Serialises {@link #setProcs} calls: the timer moves run after the scheduler lock, and must
      * not interleave with a resize that activates the same P again.
      */
-    private final ReentrantLock resizing = new ReentrantLock();
+    private final ReentrantLock resizing = new CarrierSafeLock();
     /** Retired Ps not given up yet ({@link Processor#retiring}). Under the scheduler lock; volatile for lock-free reads. */
     private volatile int retiring;
     /** A move of a retired P's timers failed: sysmon tries again ({@link #retryStrandedTimers}). */

@@ -65,7 +65,7 @@ final class Scheduling {
     final Duration keepAlive;
     /** Room for {@code maxCarriers} Ps, the bound of {@code procs}; filled up to {@link #allocated}. */
     final Processor[] allp;
-    final ReentrantLock lock = new ReentrantLock();
+    final ReentrantLock lock = new CarrierSafeLock();
     final Failures failures = new Failures(this);
     final GlobalQueue global;
     /** The latency samples in flight; {@code sampleEvery} 0: sampling is off. */

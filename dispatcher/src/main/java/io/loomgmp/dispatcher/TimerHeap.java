@@ -51,7 +51,7 @@ final class TimerHeap {
     /** Children per node. */
     private static final int ARITY = 4;
 
-    final ReentrantLock lock = new ReentrantLock();
+    final ReentrantLock lock = new CarrierSafeLock();
     /**
      * The scheduler: told when a timer of this heap is cancelled (a closed scheduler may be
      * waiting for it), and handed what a timer's task throws; null in tests of the heap alone.
