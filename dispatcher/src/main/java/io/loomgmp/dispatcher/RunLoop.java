@@ -37,9 +37,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * nor the carrier's parks. Anything else that throws here ends the carrier
  * through {@link Carriers#live}, which puts the task in hand ({@code m.inHand}) and the P's queue
  * back on the global queue: a task taken from a queue is in {@code m.inHand} until it has run.
- * Just before a task runs, the loop records how long it waited if it was sampled
- * ({@link LatencySamples}, into the P's {@link LatencyRecorder}); what that throws is reported
- * and costs only the sample.
+ * Just before a task runs, the loop takes it out of its sample if it was sampled and records how
+ * long it waited ({@link LatencySamples}, into the P's {@link LatencyRecorder}); what that throws
+ * is reported and costs only the sample.
  */
 final class RunLoop {
     /** Go's value; prime, so the fairness tick does not fall in lock-step with periodic workloads. */
@@ -104,6 +104,10 @@ final class RunLoop {
             if (task == null) {
                 return; // terminated, or retired after the keep-alive
             }
+            if (task instanceof LatencySamples.Sample sample) {
+                task = sample.task();
+                recordLatency(m, m.p, sample);
+            }
             m.inHand = task;
             if (m.spinning) {
                 idle.foundWork(m);
@@ -126,9 +130,6 @@ final class RunLoop {
     private boolean runTask(Carrier m, Runnable task) {
         Processor p = m.p;
         p.count(Counter.TASKS_RUN);
-        if (scheduling.latencySamples.on()) {
-            recordLatency(m, p, task);
-        }
         m.yieldingAtPoll = false;
         boolean recorded = Events.on();
         if (recorded) {
@@ -156,19 +157,15 @@ final class RunLoop {
     }
 
     /**
-     * Carrier {@code m}, holding {@code p} in its loop, about to run {@code task}: if the task was
-     * sampled when it was queued, records how long it waited, under the source it was taken from
-     * ({@code timer} for a task a timer made runnable). What this throws (an
-     * {@code OutOfMemoryError} making the P's recorder) is reported and costs only the sample: the
-     * task runs all the same.
+     * Carrier {@code m}, holding {@code p} in its loop, about to run the task that was queued in
+     * {@code sample}: records how long it waited, under the source it was taken from ({@code timer}
+     * for a task a timer made runnable). What this throws (an {@code OutOfMemoryError} making the
+     * P's recorder) is reported and costs only the sample: the task runs all the same.
      */
-    private void recordLatency(Carrier m, Processor p, Runnable task) {
+    private void recordLatency(Carrier m, Processor p, LatencySamples.Sample sample) {
         try {
-            LatencySamples.Sample sample = scheduling.latencySamples.take(task);
-            if (sample != null) {
-                RunSource source = sample.timer() ? RunSource.TIMER : m.events.runSource;
-                p.latencyRecorder().record(source, System.nanoTime() - sample.queuedAt());
-            }
+            RunSource source = sample.timer() ? RunSource.TIMER : m.events.runSource;
+            p.latencyRecorder().record(source, System.nanoTime() - sample.queuedAt());
         } catch (Throwable failure) {
             scheduling.failures.report(SchedulerFailure.Site.LATENCY_SAMPLE, failure,
                     "the task runs untimed");

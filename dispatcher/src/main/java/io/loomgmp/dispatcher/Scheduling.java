@@ -28,7 +28,7 @@ import java.util.function.Function;
  * Sysmon       preemption requests, hand-offs of blocked carriers' Ps, thief wake-ups
  * Shutdown     close and termination
  * Events       every JFR event the data path emits; Failures: every failure it reports
- * LatencySamples  the timestamps of sampled queued tasks; LatencyRecorder: each P's latency histograms
+ * LatencySamples  which queued tasks carry a timestamp; LatencyRecorder: each P's latency histograms
  * Processor    a P: its RunQueue (runnext and ring), its TimerHeap, its Lease (who holds it)
  * GlobalQueue  the global queue's two lanes
  * </pre>
@@ -39,10 +39,11 @@ import java.util.function.Function;
  * from a carrier, runnext/ring pop) takes no lock at all. The argument that no wake-up is lost is
  * in {@link Idle}.
  *
- * <p>Failure: {@link #submit} throws only {@code RejectedExecutionException}, and only before
- * its task was queued; nothing it calls after queueing throws ({@link Idle#wakeP} reports a
- * carrier it could not start and returns). Its latency sample ({@link LatencySamples}) is taken
- * before the task is queued, never throws, and is dropped again if the submission throws.
+ * <p>Failure: {@link #submit} throws only {@code RejectedExecutionException}, or an
+ * {@code OutOfMemoryError} from the global queue, and only before its task was queued; nothing it
+ * calls after queueing throws ({@link Idle#wakeP} reports a carrier it could not start and
+ * returns). Its latency sample ({@link LatencySamples}) never throws: a sample that cannot be made
+ * leaves the task untimed.
  */
 final class Scheduling {
     /** Largest delay a timer accepts; longer ones are clamped (a timer that far out never fires in practice). */
@@ -68,7 +69,7 @@ final class Scheduling {
     final ReentrantLock lock = new CarrierSafeLock();
     final Failures failures = new Failures(this);
     final GlobalQueue global;
-    /** The latency samples in flight; {@code sampleEvery} 0: sampling is off. */
+    /** Which submissions are timed; {@code sampleEvery} 0: sampling is off. */
     final LatencySamples latencySamples;
     final Idle idle;
     final Shutdown shutdown = new Shutdown(this);
@@ -108,7 +109,7 @@ final class Scheduling {
                ThreadFactory carrierFactory, boolean sysmonOn, int latencySampleEvery) {
         this.name = name;
         this.procs = procs;
-        this.latencySamples = LatencySamples.forProcs(latencySampleEvery, procs);
+        this.latencySamples = new LatencySamples(latencySampleEvery);
         this.maxCarriers = maxCarriers;
         this.timeSlice = timeSlice;
         this.keepAlive = keepAlive;
@@ -186,49 +187,38 @@ final class Scheduling {
         if (Events.on()) {
             Events.wake(this, m, p, task, yielded ? Placement.GLOBAL : placement);
         }
-        // Before the task is queued, so that the carrier that takes it finds the sample (see
-        // LatencySamples); a submission that fails below drops it again.
-        LatencySamples.Sample sample = latencySamples.on() ? sampleLatency(m, task) : null;
+        // A sampled task is queued inside its sample, which carries the timestamp (LatencySamples).
+        Runnable queued = latencySamples.on() ? sampleLatency(m, task) : task;
         boolean wake = true;
         boolean local = false;
         boolean inLoop = p != null && m.thread == Thread.currentThread() && p.holder == m.inLoop;
-        try {
-            // Act as the P's owner only while holding it: in the scheduling loop (timers run
-            // there), or in a task after beginOwnerOp (sysmon may have retaken the P).
-            if (p == null || yielded || placement == Placement.GLOBAL || !(inLoop || p.beginOwnerOp(m))) {
-                submitGlobal(task, m != null, yielded);
-            } else {
-                local = true;
-                try {
-                    if (placement == Placement.RUNNEXT) {
-                        task = p.runQueue.pushNext(task); // the displaced occupant, if any, goes to the tail
-                        // A hand-off into an empty runnext wakes nobody (as in Tokio): the
-                        // submitter is most likely about to block, and then its own carrier runs
-                        // the task at once; a woken carrier would spin and, after the grace, steal
-                        // it to another CPU. If the submitter keeps the P instead, sysmon wakes a
-                        // carrier.
-                        wake = task != null;
-                    }
-                    if (task != null) {
-                        Runnable[] overflow = p.runQueue.pushOrOverflow(task);
-                        if (overflow != null) {
-                            p.count(Counter.OVERFLOWS);
-                            global.putOverflow(overflow, overflow.length); // lock-free, and never fails
-                        }
-                    }
-                } finally {
-                    if (!inLoop) {
-                        p.endOwnerOp(m);
+        // Act as the P's owner only while holding it: in the scheduling loop (timers run there),
+        // or in a task after beginOwnerOp (sysmon may have retaken the P).
+        if (p == null || yielded || placement == Placement.GLOBAL || !(inLoop || p.beginOwnerOp(m))) {
+            submitGlobal(queued, m != null, yielded);
+        } else {
+            local = true;
+            try {
+                if (placement == Placement.RUNNEXT) {
+                    queued = p.runQueue.pushNext(queued); // the displaced occupant, if any, goes to the tail
+                    // A hand-off into an empty runnext wakes nobody (as in Tokio): the submitter
+                    // is most likely about to block, and then its own carrier runs the task at
+                    // once; a woken carrier would spin and, after the grace, steal it to another
+                    // CPU. If the submitter keeps the P instead, sysmon wakes a carrier.
+                    wake = queued != null;
+                }
+                if (queued != null) {
+                    Runnable[] overflow = p.runQueue.pushOrOverflow(queued);
+                    if (overflow != null) {
+                        p.count(Counter.OVERFLOWS);
+                        global.putOverflow(overflow, overflow.length); // lock-free, and never fails
                     }
                 }
+            } finally {
+                if (!inLoop) {
+                    p.endOwnerOp(m);
+                }
             }
-        } catch (Throwable failure) {
-            // Rejected, or out of memory linking the task into the global queue: it may never
-            // run, and its sample must not wait for a later run of the same task.
-            if (sample != null) {
-                latencySamples.forget(sample);
-            }
-            throw failure;
         }
         if (wake) {
             wakeAfterQueueing(local);
@@ -239,22 +229,22 @@ final class Scheduling {
      * The submitter of {@code task}, which is about to queue it, with sampling on; {@code m}: the
      * carrier it runs on, or null. Samples the submission, one in about
      * {@link LatencySamples#sampleEvery}: the task waits from now, or from its timer's due time
-     * when the loop of {@code m} is firing that timer. Returns the sample, or null. Never throws:
-     * a failure (an {@code OutOfMemoryError} allocating the sample) is reported and the task is
-     * queued untimed.
+     * when the loop of {@code m} is firing that timer. Returns what to queue: the task inside its
+     * sample, or the task itself. Never throws: a failure (an {@code OutOfMemoryError} allocating
+     * the sample) is reported and the task is queued untimed.
      */
-    private LatencySamples.Sample sampleLatency(Carrier m, Runnable task) {
+    private Runnable sampleLatency(Carrier m, Runnable task) {
         try {
             if (!latencySamples.shouldSample(m)) {
-                return null;
+                return task;
             }
             // The timer's task runs on the carrier itself (RunLoop.runDueTimers), not on a virtual thread.
             boolean timer = m != null && m.firingTimer && m.thread == Thread.currentThread();
             long queuedAt = timer ? m.firingTimerDue : System.nanoTime();
-            return latencySamples.claim(task, queuedAt, timer);
+            return LatencySamples.sample(task, queuedAt, timer);
         } catch (Throwable failure) {
             failures.report(SchedulerFailure.Site.LATENCY_SAMPLE, failure, "the task was queued untimed");
-            return null;
+            return task;
         }
     }
 

@@ -59,7 +59,6 @@ final class Shutdown {
     void signalIfQuiescent() {
         if (closed && !terminated && isQuiescent()) {
             terminated = true;
-            scheduling.latencySamples.clear(); // every task ran: a sample left has no run coming
             FlightRecording.unregister(scheduling);
             for (Carrier m : scheduling.idle.idleCarrierList()) {
                 m.unpark();

@@ -54,9 +54,6 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * keeps them busy); that round changes the cadence only if it acts. A server whose Ps go idle
  * between requests thus costs sysmon a wake-up every few milliseconds, not one per request.
  *
- * <p>Each round also sweeps a few slots of the latency samples ({@link LatencySamples}), so that
- * a sample whose task never ran does not keep that task reachable.
- *
  * <p>All per-P observations ({@link Watch}) belong to the sysmon thread; it reads the Ps'
  * counters and holders with opaque/volatile reads and changes them only by CAS. One observation
  * is also read by other threads: when sysmon first saw a P's current task, which snapshots show
@@ -356,21 +353,11 @@ final class Sysmon implements Runnable {
         if (scheduling.resize.hasStrandedTimers()) {
             scheduling.resize.retryStrandedTimers(); // a failed move's timers, onto the active Ps
         }
-        if (scheduling.latencySamples.on()) {
-            // A few slots a round: a latency sample whose task never ran is dropped once stale.
-            scheduling.latencySamples.sweep(now, LatencySamples.STALE_NANOS, LatencySamples.SWEEP_SLOTS);
-        }
         if (allIdle()) {
             if (idleSince == 0) {
                 idleSince = now;
             }
             if (now - idleSince >= DEEP_SLEEP_AFTER_NANOS) {
-                if (scheduling.latencySamples.on()) {
-                    // Every P idle for that long: no task has waited since, so a sample queued
-                    // before is an orphan. Drop them all rather than keep their tasks reachable
-                    // for as long as the scheduler sleeps.
-                    scheduling.latencySamples.sweep(now, DEEP_SLEEP_AFTER_NANOS, Integer.MAX_VALUE);
-                }
                 deepSleep();
                 idleSince = 0;
                 return;

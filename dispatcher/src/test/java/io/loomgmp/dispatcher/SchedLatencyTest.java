@@ -96,7 +96,7 @@ class SchedLatencyTest {
             s.execute(() -> link(s, chain, chained));
             Probe.await(chained, BOUND, s, "the runnext chain");
             int outside = 20;
-            for (int i = 0; i < outside; i++) { // one at a time, so that no two samples compete for a slot
+            for (int i = 0; i < outside; i++) {
                 CountDownLatch ran = new CountDownLatch(1);
                 s.execute(ran::countDown);
                 Probe.await(ran, BOUND, s, "task " + i);
@@ -104,7 +104,6 @@ class SchedLatencyTest {
             long tasks = chain + 1 + outside;
             Probe.awaitTrue(() -> s.snapshot().tasksRun() == tasks, BOUND, s, "every task run");
             assertEquals(tasks, s.snapshot().latency().all().count(), s.snapshot().toString());
-            assertEquals(0, s.scheduling.latencySamples.held(), "every sample taken");
         }
     }
 
@@ -135,55 +134,33 @@ class SchedLatencyTest {
         }
     }
 
+    /**
+     * A sample is the queued entry itself, so it goes wherever its task goes: with every task
+     * timed, every run is recorded once, whether the task ran from runnext, its P's ring, after a
+     * steal, from the global queue after a full ring overflowed, or after its P was retired; and
+     * the same Runnable queued twice is recorded twice, once per run.
+     */
     @Test
-    void aSampledTaskWhoseSampleWasOverwrittenStillRuns() {
-        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("lat-overwritten").latencySample(1).build()) {
-            Blockers blockers = Blockers.holdEveryP(s, 1);
-            CountDownLatch ran = new CountDownLatch(1);
-            Runnable task = ran::countDown;
-            LatencySamples table = s.scheduling.latencySamples;
-            try {
-                s.execute(task);
-                assertEquals(1, table.held(), "the waiting task's sample");
-                // What a claim does to a stale sample: the slot now holds another task's, and
-                // every other slot of the group too.
-                table.clear();
-                int claimed = 0;
-                while (claimed < LatencySamples.GROUP) {
-                    Runnable other = new CountDownLatch(0)::countDown; // a new object each time
-                    if (table.groupOf(other) == table.groupOf(task)) {
-                        assertTrue(table.claim(other, System.nanoTime(), false) != null);
-                        claimed++;
-                    }
+    void everySampledTaskIsRecordedOnceWhereverItRan() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("lat-everywhere").latencySample(1).build()) {
+            int burst = 3 * RunQueue.CAPACITY; // overflows, and the other P steals
+            CountDownLatch done = new CountDownLatch(burst + 2);
+            s.execute(() -> {
+                for (int i = 0; i < burst; i++) {
+                    s.execute(done::countDown);
                 }
-            } finally {
-                blockers.release();
-            }
-            Probe.await(ran, BOUND, s, "the task whose sample was overwritten");
-            Probe.awaitTrue(() -> s.snapshot().tasksRun() == 2, BOUND, s, "the blocker and the task run");
-            assertEquals(1, s.snapshot().latency().all().count(), "only the blocker was timed\n" + s.snapshot());
-            assertEquals(LatencySamples.GROUP, table.held(), "the others' samples wait for their tasks (or a sweep)");
+                Runnable twice = done::countDown;
+                s.submit(twice, Placement.RUNNEXT);
+                s.execute(twice);
+            });
+            s.setProcs(1); // retires P1 while the burst runs: its queue moves to the global queue
+            Probe.await(done, BOUND, s, "the burst");
+            Probe.awaitTrue(() -> s.snapshot().latency().all().count() == s.snapshot().tasksRun(), BOUND, s,
+                    "every run recorded");
+            SchedulerSnapshot snap = s.snapshot();
+            assertEquals(burst + 3, snap.tasksRun(), snap.toString());
+            assertTrue(snap.overflows() >= 1, "the ring overflowed\n" + snap);
         }
-    }
-
-    @Test
-    void aSampleLeftBehindIsDroppedOnceEveryPIsIdle() {
-        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("lat-orphan").latencySample(1).build()) {
-            LatencySamples table = s.scheduling.latencySamples;
-            // A sample whose task was never queued (its submission failed after the claim), made
-            // to look older than the deep-sleep bound.
-            table.claim(() -> { }, System.nanoTime() - 2 * Sysmon.DEEP_SLEEP_AFTER_NANOS, false);
-            assertEquals(1, table.held());
-            Probe.awaitTrue(() -> table.held() == 0, BOUND, s, "sysmon to drop the orphan before its deep sleep");
-        }
-    }
-
-    @Test
-    void closingDropsEverySample() {
-        GmpScheduler s = GmpScheduler.builder().procs(1).name("lat-close").latencySample(1).build();
-        s.scheduling.latencySamples.claim(() -> { }, System.nanoTime(), false);
-        Probe.closeWithin(s, BOUND);
-        assertEquals(0, s.scheduling.latencySamples.held());
     }
 
     /** Hands the next link to runnext until {@code left} reaches 0. */
