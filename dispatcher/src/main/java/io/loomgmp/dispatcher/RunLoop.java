@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *               1 runnext (inherits the time slice; skipped once on a preemption request)
  *               2 a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick)
  *               3 local ring ─► 4 ready batch ─► the skipped runnext ─► 5 one yielded task
- *               6 due timers of other Ps ─► 7 steal (while spinners ≤ busy Ps / 2)
+ *               6 due timers of other Ps ─► 7 steal (while spinners ≤ busy Ps / 2) ─► 7b wait
+ *                 up to SEARCH_SPIN_NANOS for work from the busy Ps
  *               8 give up P ─► 9 spinner's re-check (Idle) ─► 10 park (Carriers), until the
  *                 earliest timer if no other carrier sleeps for it
  * </pre>
@@ -54,6 +55,14 @@ final class RunLoop {
     static final long GLOBAL_CHECK_NANOS = 200_000;
     /** Largest batch moved from the global queue to a local ring: half the ring, as in Go. */
     static final int GLOBAL_BATCH_MAX = RunQueue.CAPACITY / 2;
+    /**
+     * How long a searcher that found nothing waits for work from the busy Ps before it gives up
+     * its P and parks ({@link #spinForWork}): about what waking a parked carrier costs on a small
+     * VM, so that a wait no longer than that costs no more CPU than the wake-up it saves.
+     */
+    static final long SEARCH_SPIN_NANOS = 20_000;
+    /** {@code Thread.onSpinWait} calls between two looks at the queues during that wait (about a microsecond). */
+    static final int SEARCH_SPINS_PER_LOOK = 32;
     /** Steal passes over the other Ps before giving up (Go's stealTries). */
     static final int STEAL_PASSES = 4;
     /**
@@ -258,6 +267,10 @@ final class RunLoop {
                 if (task != null) {
                     return task;
                 }
+                // 7b. Nothing yet: wait a little for work from the busy Ps before giving up.
+                if (spinForWork(p)) {
+                    continue; // something came: look again from the top
+                }
             }
             // 8-10. Nothing: give up the P, then look for one again or park.
             p = giveUpP(m, false);
@@ -265,6 +278,44 @@ final class RunLoop {
                 return null;
             }
         }
+    }
+
+    /**
+     * Searcher holding {@code p}, which found nothing anywhere: waits, spinning, up to
+     * {@link #SEARCH_SPIN_NANOS} for work to appear (in any ring, the global queue, or a due
+     * timer), while another P is busy; true if some did (the caller then looks again from the top).
+     * Work comes from busy Ps (a hand-off, a spawn, an I/O poller's wake-up) and from outside;
+     * caught here, it runs at once, where a parked carrier costs its waker a system call (a futex
+     * wake, some 30 µs of wall time on a small VM) and the work that much latency, for every
+     * request of a lightly loaded server. ForkJoinPool's workers scan before they block likewise.
+     * Bounded: a search wait costs at most this much CPU, only while some P is busy, and only for
+     * searchers, which {@link Idle#maySpin} keeps to half the busy Ps.
+     */
+    private boolean spinForWork(Processor p) {
+        if (scheduling.procs - idle.idleProcs() <= 1) {
+            return false; // no other P busy (this one counts as busy): nothing is coming
+        }
+        long until = System.nanoTime() + SEARCH_SPIN_NANOS;
+        long now;
+        do {
+            for (int i = 0; i < SEARCH_SPINS_PER_LOOK; i++) {
+                Thread.onSpinWait();
+            }
+            if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty()) {
+                return true;
+            }
+            for (int i = 0, n = scheduling.allocated; i < n; i++) {
+                Processor other = scheduling.allp[i];
+                if (other != p && other.holder != null && !other.runQueue.isEmpty()) {
+                    return true;
+                }
+            }
+            now = System.nanoTime();
+            if (scheduling.anyTimerDue(now)) {
+                return true;
+            }
+        } while (now - until < 0);
+        return false;
     }
 
     /**

@@ -166,6 +166,41 @@ class SchedulingTest {
         }
     }
 
+    /**
+     * A searcher that found nothing waits a little (RunLoop.SEARCH_SPIN_NANOS) for work from a
+     * busy P before it parks: a task that computes and hands out small tasks every few
+     * microseconds keeps the other carrier taking them (stolen, at once) instead of parking after
+     * each and being woken for the next, a futex wake each time.
+     */
+    @Test
+    void aSearcherWaitsBrieflyForWorkFromABusyPBeforeItParks() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).name("searcher").build()) {
+            AtomicLong ran = new AtomicLong();
+            AtomicLong handedOut = new AtomicLong();
+            CountDownLatch done = new CountDownLatch(1);
+            long[] parks = new long[2];
+            s.execute(() -> {
+                parks[0] = s.snapshot().parks();
+                long end = System.nanoTime() + 300_000_000;
+                while (System.nanoTime() - end < 0) {
+                    long next = System.nanoTime() + 5_000;
+                    while (System.nanoTime() - next < 0) {
+                        Thread.onSpinWait(); // computes
+                    }
+                    s.submit(ran::incrementAndGet, Placement.LOCAL);
+                    handedOut.incrementAndGet();
+                }
+                parks[1] = s.snapshot().parks();
+                done.countDown();
+            });
+            Probe.await(done, BOUND, s, "the busy task");
+            long parked = parks[1] - parks[0];
+            long tasks = handedOut.get();
+            assertTrue(tasks > 1_000, "only " + tasks + " tasks handed out");
+            assertTrue(parked * 20 < tasks, parked + " parks for " + tasks + " tasks handed out every 5 us\n" + s.snapshot());
+        }
+    }
+
     private static void awaitLatch(CountDownLatch latch) {
         try {
             latch.await();
