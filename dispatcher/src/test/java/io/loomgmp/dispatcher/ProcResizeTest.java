@@ -74,6 +74,11 @@ class ProcResizeTest {
         // Once every carrier of a retired P has given it up, one step at a time again.
         Probe.awaitTrue(() -> s.snapshot().processors().size() == 1 && ProcResizeTest.retiring(s) == 0,
                 BOUND, s, "the retired Ps given up");
+        // A step that counted itself running before the P was given up may still be about to
+        // record that count (descheduled between its increment and its maximum): let every step
+        // that started before this point end, then start counting afresh.
+        long settled = s.snapshot().tasksRun();
+        Probe.awaitTrue(() -> s.snapshot().tasksRun() > settled + 20, BOUND, s, "the steps of before ending");
         widest.set(running.get());
         long before = s.snapshot().tasksRun();
         Probe.awaitTrue(() -> s.snapshot().tasksRun() > before + 200, BOUND, s, "more steps");
