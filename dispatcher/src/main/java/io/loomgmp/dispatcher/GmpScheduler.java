@@ -44,6 +44,9 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         if (builder.cpuToSpare != null) {
             scheduling.sysmon.cpuToSpare = builder.cpuToSpare;
         }
+        if (builder.searchSpin != null) {
+            scheduling.loop.searchSpinNanos = builder.searchSpin.toNanos();
+        }
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -245,6 +248,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private Runnable timerMoveFault;
         private Runnable allocationFault;
         private java.util.function.BooleanSupplier cpuToSpare;
+        private Duration searchSpin;
 
         private Builder() {
         }
@@ -395,6 +399,15 @@ public final class GmpScheduler implements Executor, AutoCloseable {
          */
         Builder injectCpuToSpare(java.util.function.BooleanSupplier cpuToSpare) {
             this.cpuToSpare = cpuToSpare;
+            return this;
+        }
+
+        /**
+         * For tests only: how long a searcher that found nothing waits for work from the busy Ps
+         * before it parks (default {@link RunLoop#SEARCH_SPIN_NANOS}); zero turns the wait off.
+         */
+        Builder searchSpin(Duration wait) {
+            this.searchSpin = wait;
             return this;
         }
 

@@ -61,6 +61,11 @@ final class RunLoop {
      * VM, so that a wait no longer than that costs no more CPU than the wake-up it saves.
      */
     static final long SEARCH_SPIN_NANOS = 20_000;
+    /**
+     * {@link #SEARCH_SPIN_NANOS}, unless a test chose a longer wait to see the spin catch work
+     * however the OS schedules it. Set before any carrier starts.
+     */
+    long searchSpinNanos = SEARCH_SPIN_NANOS;
     /** {@code Thread.onSpinWait} calls between two looks at the queues during that wait (about a microsecond). */
     static final int SEARCH_SPINS_PER_LOOK = 32;
     /** Steal passes over the other Ps before giving up (Go's stealTries). */
@@ -292,12 +297,12 @@ final class RunLoop {
      * searchers, which {@link Idle#maySpin} keeps to half the busy Ps.
      */
     private boolean spinForWork(Processor p) {
-        if (scheduling.procs - idle.idleProcs() <= 1) {
-            return false; // no other P busy (this one counts as busy): nothing is coming
-        }
-        long until = System.nanoTime() + SEARCH_SPIN_NANOS;
+        long until = System.nanoTime() + searchSpinNanos;
         long now;
         do {
+            if (scheduling.procs - idle.idleProcs() <= 1) {
+                return false; // no other P busy (this one counts as busy): nothing is coming
+            }
             for (int i = 0; i < SEARCH_SPINS_PER_LOOK; i++) {
                 Thread.onSpinWait();
             }
