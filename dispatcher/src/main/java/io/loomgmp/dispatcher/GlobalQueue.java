@@ -337,6 +337,11 @@ final class GlobalQueue {
         return Math.max(0, readySize.get()) + reserved;
     }
 
+    /** Any thread: a hint, like {@link #readySize()}: preempted tasks waiting for their next time slice. */
+    int yieldedSize() {
+        return Math.max(0, yieldedSize.get());
+    }
+
     /** Any thread: a hint, like {@link #readySize()}. */
     int size() {
         return readySize() + Math.max(0, yieldedSize.get());

@@ -141,6 +141,12 @@ final class Sysmon implements Runnable {
     private long idleSince;
     /** When a task that work waits behind will have run GIVE_WAY_AFTER_NANOS, or 0. Sysmon's thread only. */
     private long lookAgainAt;
+    /**
+     * When sysmon first saw ready work wait with no P free and none taken since, or 0. The wait
+     * is measured from there: work that has just arrived may well get a P from a task about to
+     * end. Sysmon's thread only.
+     */
+    private long readyWaitingSince;
     /** When a nudge last cut a sleep short. Sysmon's thread only. */
     private long nudgedAt;
     /** When the current timed sleep ends ({@code System.nanoTime()}); far in the future while awake or deeply asleep. */
@@ -399,6 +405,29 @@ final class Sysmon implements Runnable {
         }
     }
 
+    /**
+     * Whether outside work has waited GIVE_WAY_AFTER_NANOS in the ready lane with no P free to
+     * take it, by sysmon's looks: from the first look that saw it waiting, or from the last time a
+     * P took some, whichever is later. Not yet: sysmon looks again when it will be.
+     */
+    private boolean readyWaitedLongEnough(long now) {
+        if (scheduling.global.readySize() == 0 || scheduling.idle.idleProcs() > 0) {
+            readyWaitingSince = 0;
+            return false;
+        }
+        if (readyWaitingSince == 0 || readyServedSince(readyWaitingSince)) {
+            readyWaitingSince = now;
+        }
+        long giveWayAt = readyWaitingSince + GIVE_WAY_AFTER_NANOS;
+        if (giveWayAt - now > 0) {
+            if (lookAgainAt == 0 || giveWayAt - lookAgainAt < 0) {
+                lookAgainAt = giveWayAt;
+            }
+            return false;
+        }
+        return true;
+    }
+
     /** Whether some P took a task from the global ready lane after {@code since}. */
     private boolean readyServedSince(long since) {
         for (int i = 0, n = scheduling.procs; i < n; i++) {
@@ -447,8 +476,8 @@ final class Sysmon implements Runnable {
         // all run long tasks): the first long task gives way. While some P keeps taking ready
         // work (a parent whose ring overflows its children there, a server under steady load),
         // the ready lane moves and nobody needs to give way.
-        boolean readyWaits = scheduling.global.readySize() > 0 && scheduling.idle.idleProcs() == 0
-                && !readyServedSince(now - GIVE_WAY_AFTER_NANOS);
+        boolean readyWaited = readyWaitedLongEnough(now);
+        boolean readyWaits = readyWaited;
         // Every P made, retired ones too: one still held gets preemption requests and hand-offs
         // like any other (Carriers.handOff retires it instead of handing it on).
         for (int i = 0, n = scheduling.allocated; i < n; i++) {
@@ -462,12 +491,17 @@ final class Sysmon implements Runnable {
             Carrier m = lease.carrier;
             boolean inTask = lease == m.inTask || lease == m.busy;
 
-            // 1. Preemption: the same time slice for too long while running a task.
+            // 1. Preemption: the same time slice for too long while running a task, and something
+            // would run instead: work queued on this P, a due timer of its, a preempted task
+            // waiting for its next slice, or outside work that has waited with no P free. With
+            // nothing waiting the task runs on (a yield would only put it back), and is asked at
+            // the first look that finds something.
             long schedtick = p.schedtick();
             if (schedtick != watch.schedtick) {
                 watch.schedtick = schedtick;
                 watch.schedtickSince = now;
-            } else if (inTask && now - watch.schedtickSince > timeSliceNanos) {
+            } else if (inTask && now - watch.schedtickSince > timeSliceNanos
+                    && (readyWaited || scheduling.global.yieldedSize() > 0 || !p.runQueue.isEmpty() || p.timers.hasDue(now))) {
                 if (Preemption.request(p, lease)) {
                     preemptRequests.increment();
                     acted = true;

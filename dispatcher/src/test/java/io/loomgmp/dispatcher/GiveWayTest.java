@@ -1,0 +1,105 @@
+package io.loomgmp.dispatcher;
+
+import io.loomgmp.dispatcher.loom.LoomSupport;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Work from outside that waits on the global queue while every P runs a long task: sysmon asks
+ * one of them to give way once the work has waited {@link Sysmon#GIVE_WAY_AFTER_NANOS}, long
+ * before the time slice ends, and not before (a task about to end may free the P by itself).
+ */
+class GiveWayTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    @Test
+    void outsideWorkBehindALongTaskWaitsAMillisecondThenTheTaskGivesWay() {
+        // The only P runs a task that polls for preemption, as a virtual thread at a poll does.
+        // The time slice is a minute, so only the give-way rule can free the P.
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).timeSlice(Duration.ofSeconds(60)).name("giveway").build()) {
+            CountDownLatch ran = new CountDownLatch(1);
+            AtomicLong submittedAt = new AtomicLong();
+            AtomicLong gaveWayAt = new AtomicLong();
+            long until = System.nanoTime() + BOUND.toNanos();
+            Runnable[] hog = new Runnable[1];
+            hog[0] = () -> {
+                while (System.nanoTime() - until < 0 && ran.getCount() > 0) {
+                    if (LoomSupport.preemptPending() && LoomSupport.takePreemptRequest(Thread.currentThread())) {
+                        gaveWayAt.compareAndSet(0, System.nanoTime());
+                        s.submit(hog[0], Placement.YIELD);
+                        return;
+                    }
+                }
+            };
+            CountDownLatch started = new CountDownLatch(1);
+            s.execute(() -> {
+                started.countDown();
+                hog[0].run();
+            });
+            Probe.await(started, BOUND, s, "the long task");
+            // Long after the P last took ready work (the long task itself), so that only the
+            // work's own wait can hold the give-way back.
+            sleep(50);
+            submittedAt.set(System.nanoTime());
+            s.execute(ran::countDown); // from a platform thread: the global ready lane
+            Probe.await(ran, BOUND, s, "the outside work beside the long task");
+            long waited = gaveWayAt.get() - submittedAt.get();
+            assertTrue(gaveWayAt.get() != 0, "the long task never gave way\n" + s.snapshot());
+            // A lower bound only: sysmon may be late on a loaded machine, never early.
+            assertTrue(waited >= Sysmon.GIVE_WAY_AFTER_NANOS,
+                    "the long task gave way " + waited / 1_000 + " us after the work came, before it waited 1 ms\n" + s.snapshot());
+        }
+    }
+
+    @Test
+    void aLongTaskWithNothingWaitingRunsOnPastItsSliceAndGivesWayOnceSomethingWaits() {
+        Duration slice = Duration.ofMillis(5);
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).timeSlice(slice).name("alone").build()) {
+            CountDownLatch ran = new CountDownLatch(1);
+            AtomicInteger askedAlone = new AtomicInteger();
+            AtomicInteger gaveWay = new AtomicInteger();
+            long start = System.nanoTime();
+            long alone = Duration.ofMillis(100).toNanos(); // twenty slices with nothing else to run
+            long until = start + BOUND.toNanos();
+            boolean[] queued = new boolean[1];
+            Runnable[] task = new Runnable[1];
+            task[0] = () -> {
+                while (System.nanoTime() - until < 0 && ran.getCount() > 0) {
+                    if (!queued[0] && System.nanoTime() - start > alone) {
+                        queued[0] = true;
+                        s.submit(ran::countDown, Placement.LOCAL); // now something waits, on this P
+                    }
+                    if (LoomSupport.preemptPending() && LoomSupport.takePreemptRequest(Thread.currentThread())) {
+                        if (!queued[0]) {
+                            askedAlone.incrementAndGet(); // a yield would only put it back: run on
+                            continue;
+                        }
+                        gaveWay.incrementAndGet();
+                        s.submit(task[0], Placement.YIELD);
+                        return;
+                    }
+                }
+            };
+            s.execute(task[0]);
+            Probe.await(ran, BOUND, s, "the task queued behind the long one");
+            assertEquals(0, askedAlone.get(), "asked to give way while nothing else waited\n" + s.snapshot());
+            assertEquals(1, gaveWay.get(), "the long task gave way to the queued one\n" + s.snapshot());
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
