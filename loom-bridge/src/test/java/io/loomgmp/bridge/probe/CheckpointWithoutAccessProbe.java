@@ -23,6 +23,7 @@ public final class CheckpointWithoutAccessProbe {
                     Thread.onSpinWait(); // holds the only P past its time slice: sysmon asks it to yield
                 }
             });
+            scheduler.execute(() -> { }); // waits behind it: what sysmon asks it to yield for
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (!LoomSupport.preemptPending() && System.nanoTime() < deadline) {
                 Thread.sleep(1);
