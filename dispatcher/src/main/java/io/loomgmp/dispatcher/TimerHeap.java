@@ -97,15 +97,7 @@ final class TimerHeap {
                 return null;
             }
             compactIfMostlyCancelled();
-            int n = count;
-            if (n == heap.length) {
-                Timer[] grownHeap = Arrays.copyOf(heap, n * 2);
-                whens = Arrays.copyOf(whens, n * 2);
-                heap = grownHeap;
-            }
-            siftUp(n, timer);
-            count = n + 1;
-            nextWhen = whens[0];
+            place(timer);
         } finally {
             lock.unlock();
         }
@@ -231,6 +223,12 @@ final class TimerHeap {
 
     /** Under the lock: {@code timer}, which is moving, lands here. */
     private void insert(Timer timer) {
+        place(timer);
+        timer.endMove(this);
+    }
+
+    /** Under the lock: {@code timer} joins the heap, which grows first if it is full. */
+    private void place(Timer timer) {
         int n = count;
         if (n == heap.length) {
             Timer[] grownHeap = Arrays.copyOf(heap, n * 2);
@@ -240,7 +238,6 @@ final class TimerHeap {
         siftUp(n, timer);
         count = n + 1;
         nextWhen = whens[0];
-        timer.endMove(this);
     }
 
     /** A timer in this heap was cancelled (+1), or a cancelled one left it (-1); from {@link Timer}. */

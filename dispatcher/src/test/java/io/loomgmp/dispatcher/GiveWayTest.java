@@ -31,12 +31,9 @@ class GiveWayTest {
             long until = System.nanoTime() + BOUND.toNanos();
             Runnable[] hog = new Runnable[1];
             hog[0] = () -> {
-                while (System.nanoTime() - until < 0 && ran.getCount() > 0) {
-                    if (LoomSupport.preemptPending() && LoomSupport.takePreemptRequest(Thread.currentThread())) {
-                        gaveWayAt.compareAndSet(0, System.nanoTime());
-                        s.submit(hog[0], Placement.YIELD);
-                        return;
-                    }
+                if (Probe.computeUntilAskedToYield(() -> ran.getCount() == 0, until)) {
+                    gaveWayAt.compareAndSet(0, System.nanoTime());
+                    s.submit(hog[0], Placement.YIELD);
                 }
             };
             CountDownLatch started = new CountDownLatch(1);

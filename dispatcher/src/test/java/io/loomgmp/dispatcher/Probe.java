@@ -1,5 +1,7 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.LoomSupport;
+
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +62,21 @@ final class Probe {
             });
             fail("close() did not return within " + bound + "\n" + scheduler.snapshot() + "\n" + stacks);
         }
+    }
+
+    /**
+     * Computes, as a virtual thread does between its preemption polls, until {@code done} holds
+     * or {@code deadline} ({@code System.nanoTime()}) passes: false then. True as soon as a poll
+     * takes a preemption request for this carrier's task: the caller gives way (or not).
+     */
+    static boolean computeUntilAskedToYield(BooleanSupplier done, long deadline) {
+        while (System.nanoTime() - deadline < 0 && !done.getAsBoolean()) {
+            if (LoomSupport.preemptPending()
+                    && LoomSupport.takePreemptRequest(Thread.currentThread())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Busy-waits, so the carrier stays on its P. */

@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.dispatcher.loom.LoomSupport;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -191,12 +190,9 @@ class TimersTest {
             long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
             Runnable[] hog = new Runnable[1];
             hog[0] = () -> {
-                while (System.nanoTime() - until < 0 && fired.getCount() > 0) {
-                    if (LoomSupport.preemptPending() && LoomSupport.takePreemptRequest(Thread.currentThread())) {
-                        yields.incrementAndGet();
-                        s.submit(hog[0], Placement.YIELD);
-                        return;
-                    }
+                if (Probe.computeUntilAskedToYield(() -> fired.getCount() == 0, until)) {
+                    yields.incrementAndGet();
+                    s.submit(hog[0], Placement.YIELD);
                 }
             };
             CountDownLatch started = new CountDownLatch(1);
