@@ -56,6 +56,11 @@ final class Carriers {
     private volatile int detached;
     /** Ps taken from blocked carriers and handed to others. */
     final LongAdder handoffs = new LongAdder();
+    /** {@link Processor#deferredStart}: start a carrier for the P; or one that starts spinning. */
+    static final int DEFERRED_START = 1;
+    static final int DEFERRED_SPINNING_START = 2;
+    /** Set after a start was left to sysmon; cleared by sysmon before it looks. */
+    private volatile boolean startsDeferred;
 
     Carriers(Scheduling scheduling, ThreadFactory factory) {
         this.scheduling = scheduling;
@@ -120,6 +125,47 @@ final class Carriers {
     }
 
     // ---------------------------------------------------------------- start
+
+    /**
+     * {@link #start} on sysmon's thread ({@link #startDeferred}): this returns null at once,
+     * and sysmon starts the carrier within microseconds (it is woken). The thread factory is the
+     * application's code: it may block, on a contended lock or monitor, or take long. A carrier
+     * blocked there would hold its P; a virtual thread (submitting to GMP directly: the JDK pins
+     * it only for its own submissions) would unmount and wait in a queue for a carrier, while the
+     * P it reserved sat in transit and the spinning count it took held back every wake-up: with
+     * the other carriers parked, nothing ever ran again (the soak's stall after 326 s). Sysmon
+     * holds no P, and the carriers go on meanwhile. Inline on sysmon's own thread (its hand-offs
+     * and wake-ups), and when sysmon is off (the tests' deterministic mode) or its thread is gone.
+     * Never throws.
+     */
+    Carrier startFor(Processor p, boolean spinning) {
+        Sysmon sysmon = scheduling.sysmon;
+        if (!sysmon.enabled || Thread.currentThread() == sysmon.thread() || !sysmon.thread().isAlive()) {
+            return start(p, spinning);
+        }
+        // The P's field, then the flag: sysmon clears the flag before it reads the fields, so a
+        // start it misses leaves the flag set for its next look (volatile, sequentially consistent).
+        p.deferredStart = spinning ? DEFERRED_SPINNING_START : DEFERRED_START;
+        startsDeferred = true;
+        sysmon.wakeForStarts();
+        return null;
+    }
+
+    /** Sysmon's thread: starts the carriers left to it ({@link #startFor}). Never throws. */
+    void startDeferred() {
+        if (!startsDeferred) {
+            return;
+        }
+        startsDeferred = false;
+        for (int i = 0, n = scheduling.allocated; i < n; i++) {
+            Processor p = scheduling.allp[i];
+            int deferred = p.deferredStart;
+            if (deferred != 0) {
+                p.deferredStart = 0;
+                start(p, deferred == DEFERRED_SPINNING_START); // gives everything back itself if it fails
+            }
+        }
+    }
 
     /**
      * Starts a carrier that will take {@code p} (held by nobody), and returns it; the caller has

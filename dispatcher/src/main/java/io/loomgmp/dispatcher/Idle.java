@@ -190,13 +190,14 @@ final class Idle {
     }
 
     /**
-     * Hands {@code p} (held by nobody) to the reserved carrier: wakes it, or starts a new one;
-     * returns that carrier. Call without the lock.
+     * Hands {@code p} (held by nobody) to the reserved carrier: wakes it, or starts a new one
+     * (sysmon does: {@link Carriers#startFor}); returns that carrier, or null if none was
+     * started yet. Call without the lock.
      */
     Carrier handTo(Reservation reserved, Processor p, boolean spinning) {
         Carrier m = reserved.parked();
         if (m == null) {
-            return scheduling.carriers.start(p, spinning); // null, all given back, if it failed
+            return scheduling.carriers.startFor(p, spinning); // null if deferred, or all given back if it failed
         }
         m.spinning = spinning; // published by the volatile write below
         m.nextP = p;

@@ -161,7 +161,8 @@ final class Sysmon implements Runnable {
             return cpuToSpare();
         }
     };
-    private final boolean enabled;
+    /** False in the tests' deterministic mode: no thread, no rounds. */
+    final boolean enabled;
 
     /** What sysmon saw of one P at its last look. */
     private static final class Watch {
@@ -310,6 +311,11 @@ final class Sysmon implements Runnable {
         }
     }
 
+    /** Any thread: a carrier's start was left to sysmon ({@link Carriers#startFor}); wake now. */
+    void wakeForStarts() {
+        LockSupport.unpark(thread);
+    }
+
     /** Any thread: work was queued while every P is busy; cut a long sleep short. */
     void nudge() {
         if (sleepingLong) {
@@ -354,6 +360,7 @@ final class Sysmon implements Runnable {
 
     /** One round: sleep as long as the cadence says, then look at every P. */
     private void round() {
+        scheduling.carriers.startDeferred();
         long now = System.nanoTime();
         long sleep;
         if (scheduling.resize.hasStrandedTimers()) {
@@ -390,6 +397,7 @@ final class Sysmon implements Runnable {
         sleepingLong = nudgeable;
         LockSupport.parkNanos(this, sleep);
         wakeAt = Long.MAX_VALUE;
+        scheduling.carriers.startDeferred(); // perhaps what woke us
         if (nudgeable && !sleepingLong) {
             nudgedAt = System.nanoTime();
         }
