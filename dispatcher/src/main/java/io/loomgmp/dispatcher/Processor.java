@@ -57,9 +57,9 @@ final class Processor {
     boolean retiring;
 
     /**
-     * In transit to a carrier that sysmon is to start ({@link Carriers#startFor}): 0 none, {@link Carriers#DEFERRED_START} or {@link
-     * Carriers#DEFERRED_SPINNING_START}. Written by the P's exclusive owner (the reserver), then
-     * cleared by sysmon, which starts the carrier.
+     * In transit to a carrier that sysmon is to start ({@link Carriers#startFor}): 0 none,
+     * {@link Carriers#DEFERRED_START} or {@link Carriers#DEFERRED_SPINNING_START}. Written by the
+     * P's exclusive owner (the reserver), then cleared by sysmon, which starts the carrier.
      */
     volatile int deferredStart;
 
