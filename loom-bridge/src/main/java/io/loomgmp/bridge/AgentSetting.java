@@ -3,7 +3,7 @@ package io.loomgmp.bridge;
 /**
  * Every setting of the agent: its agent argument, its system property, what it accepts and its
  * default. The one list that {@link AgentSettings} parses by and that {@code java -jar
- * loom-gmp-agent.jar} prints ({@link AgentUsage}); README.md's table in "Using it in an
+ * loom-gmp-agent.jar} prints ({@link AgentUsage}); docs/usage.md's table in "Using it in an
  * application" documents the same rows (AgentSettingTest checks that it names each of them).
  * {@code strict} is also read by {@link UnsupportedJdkPolicy}, compiled for Java 8, on a JDK too
  * old for this class.

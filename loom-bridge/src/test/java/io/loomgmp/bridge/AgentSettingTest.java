@@ -14,10 +14,10 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The one list of settings: unique names, and README.md's table documents every one of them. */
+/** The one list of settings: unique names, and docs/usage.md's table documents every one of them. */
 class AgentSettingTest {
-    /** Tests run in the module's directory; README.md is the repository's. */
-    private static final Path README = Path.of("..", "README.md");
+    /** Tests run in the module's directory; docs/ is the repository's. */
+    private static final Path USAGE = Path.of("..", "docs", "usage.md");
 
     @Test
     void argumentsAndPropertiesAreUnique() {
@@ -29,10 +29,10 @@ class AgentSettingTest {
     }
 
     @Test
-    void theReadmeTableHasARowForEverySettingAndNoOther() throws IOException {
+    void theUsageTableHasARowForEverySettingAndNoOther() throws IOException {
         // Rows of the table in "Using it in an application": | `argument=X` | `property` | ... |
         List<String> rows;
-        try (Stream<String> lines = Files.lines(README)) {
+        try (Stream<String> lines = Files.lines(USAGE)) {
             rows = lines.filter(line -> line.matches("\\| `[A-Za-z.]+=[^`]*` \\| `[A-Za-z.]+` \\|.*")).toList();
         }
         Set<String> documented = rows.stream()
@@ -41,6 +41,6 @@ class AgentSettingTest {
         Set<String> settings = Stream.of(AgentSetting.values())
                 .map(setting -> setting.argument + " " + setting.property)
                 .collect(Collectors.toSet());
-        assertEquals(settings, documented, "README.md's settings table against AgentSetting\n" + String.join("\n", rows));
+        assertEquals(settings, documented, "docs/usage.md's settings table against AgentSetting\n" + String.join("\n", rows));
     }
 }
