@@ -274,14 +274,7 @@ class HandoffTest {
                 scheduling.lock.lock();
                 try {
                     p = scheduling.idle.getP();
-                    for (int i = 0; i < 2; i++) { // take the sleeper off the idle list, leave the other
-                        Idle.Reservation r = scheduling.idle.reserveCarrier();
-                        if (r.parked() == sleeper) {
-                            reserved = r;
-                        } else {
-                            scheduling.idle.unreserveCarrier(r);
-                        }
-                    }
+                    reserved = Probe.reserveParked(scheduling.idle, sleeper, 2); // the sleeper; the other stays parked
                 } finally {
                     scheduling.lock.unlock();
                 }

@@ -79,6 +79,22 @@ final class Probe {
         return false;
     }
 
+    /**
+     * Under the scheduler lock: reserves parked carrier {@code m} as a waker does (the carriers
+     * taken off the idle list before it go back), looking at up to {@code tries} of them; null if
+     * it was not among them.
+     */
+    static Idle.Reservation reserveParked(Idle idle, Carrier m, int tries) {
+        for (int i = 0; i < tries; i++) {
+            Idle.Reservation r = idle.reserveCarrier();
+            if (r.parked() == m) {
+                return r;
+            }
+            idle.unreserveCarrier(r);
+        }
+        return null;
+    }
+
     /** Busy-waits, so the carrier stays on its P. */
     static void spin(Duration duration) {
         long end = System.nanoTime() + duration.toNanos();

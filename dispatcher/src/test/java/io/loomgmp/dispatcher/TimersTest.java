@@ -361,14 +361,7 @@ class TimersTest {
                 scheduling.lock.lock();
                 try { // the waker's half under the lock, taking the sleeper
                     p = scheduling.idle.getP();
-                    for (int i = s.snapshot().carriers(); i > 0 && reserved == null; i--) {
-                        Idle.Reservation r = scheduling.idle.reserveCarrier();
-                        if (r.parked() == sleeper) {
-                            reserved = r;
-                        } else {
-                            scheduling.idle.unreserveCarrier(r);
-                        }
-                    }
+                    reserved = Probe.reserveParked(scheduling.idle, sleeper, s.snapshot().carriers());
                 } finally {
                     scheduling.lock.unlock();
                 }
