@@ -90,6 +90,14 @@ final class Sysmon implements Runnable {
      * that a brief wait inside the JDK (a lock taken while unparking) does not cost a carrier.
      */
     static final long HANDOFF_AFTER_NANOS = 100_000;
+    /**
+     * The longest wait for a second look at a P whose tasks keep ending before they are old
+     * enough to tell whether one blocks ({@link Watch#youngLookGap}). A server's stream of short
+     * requests would otherwise wake sysmon every {@link #HANDOFF_AFTER_NANOS} / 2 per P, where Go's
+     * sysmon backs off to its longest sleep; it also costs the first blocking task after such a
+     * stream up to this much more before its P is handed off.
+     */
+    static final long YOUNG_LOOK_GAP_MAX_NANOS = 5_000_000;
     /** Least time between two {@code /proc} looks at the same carrier. */
     static final long NATIVE_CHECK_NANOS = 250_000;
     /**
@@ -149,11 +157,22 @@ final class Sysmon implements Runnable {
     private long readyWaitingSince;
     /** When a nudge last cut a sleep short. Sysmon's thread only. */
     private long nudgedAt;
+    /**
+     * How soon sysmon looks again at outside work that waits with no P free, and how often a
+     * nudge may cut its sleep short: {@link #GIVE_WAY_AFTER_NANOS} at first, doubled up to
+     * {@link #MAX_DELAY_NANOS} each time a look finds that the Ps took ready work since the last
+     * (a server under steady load: nothing is stuck, and a look per millisecond was a thousand
+     * wake-ups of sysmon a second for nothing), back to the least when a look finds the ready
+     * lane stuck or a carrier blocked. Sysmon's thread only.
+     */
+    private long lookGap = GIVE_WAY_AFTER_NANOS;
     /** When the current timed sleep ends ({@code System.nanoTime()}); far in the future while awake or deeply asleep. */
     private volatile long wakeAt = Long.MAX_VALUE;
     private volatile boolean sleepingLong;
 
     final LongAdder preemptRequests = new LongAdder();
+    /** Rounds that looked at the Ps, for tests of the cadence. Written by sysmon's thread only. */
+    volatile long rounds;
     /** {@link #cpuToSpare()}; tests stand in a machine that never has one. Read by sysmon's thread. */
     volatile java.util.function.BooleanSupplier cpuToSpare = new java.util.function.BooleanSupplier() {
         @Override
@@ -189,6 +208,15 @@ final class Sysmon implements Runnable {
         long slicesAtAsleep;
         /** Garbage collections ended by then: a thread that allocates waits for them in a futex. */
         long collectionsAtAsleep;
+        /**
+         * How long after a task was first seen to look at it again when it was too young to tell
+         * whether it blocks: {@link #HANDOFF_AFTER_NANOS} / 2 at first, doubled (up to
+         * {@link #YOUNG_LOOK_GAP_MAX_NANOS}) each time the task so looked for had ended by the
+         * next look, and back to the least once a look finds a carrier blocked.
+         */
+        long youngLookGap = HANDOFF_AFTER_NANOS / 2;
+        /** The tasks-run count of the task a look-again was last set for, or -1. */
+        long youngLookRuns = -1;
         /** The tasks-run count of the task last asked to give way, so that it is asked once. */
         long gaveWayRuns = -1;
         /** The {@code /proc} view of the carrier last checked for native blocking, kept open. */
@@ -391,9 +419,10 @@ final class Sysmon implements Runnable {
         }
         lookAgainAt = 0;
         wakeAt = now + sleep; // before the park: a timer added earlier than this unparks us
-        // A nudge may cut a long sleep short, at most once per LONG_SLEEP_NANOS: under a
-        // steady stream of outside work on busy Ps, one look per millisecond is enough.
-        boolean nudgeable = sleep >= LONG_SLEEP_NANOS && now - nudgedAt >= LONG_SLEEP_NANOS;
+        // A nudge may cut a long sleep short, at most once per lookGap: under a steady stream
+        // of outside work on busy Ps, one look per millisecond is enough, and fewer while the
+        // Ps keep taking it.
+        boolean nudgeable = sleep >= LONG_SLEEP_NANOS && now - nudgedAt >= lookGap;
         sleepingLong = nudgeable;
         LockSupport.parkNanos(this, sleep);
         wakeAt = Long.MAX_VALUE;
@@ -405,6 +434,7 @@ final class Sysmon implements Runnable {
         if (allIdle()) {
             return;
         }
+        rounds++; // single writer, so a volatile read and write suffice
         if (retake(System.nanoTime())) {
             idleRounds = 0;
             delay = MIN_DELAY_NANOS;
@@ -423,16 +453,21 @@ final class Sysmon implements Runnable {
             readyWaitingSince = 0;
             return false;
         }
-        if (readyWaitingSince == 0 || readyServedSince(readyWaitingSince)) {
+        if (readyWaitingSince == 0) {
             readyWaitingSince = now;
+        } else if (readyServedSince(readyWaitingSince)) {
+            readyWaitingSince = now;
+            lookGap = Math.min(2 * lookGap, MAX_DELAY_NANOS); // the lane moves: look less often
         }
         long giveWayAt = readyWaitingSince + GIVE_WAY_AFTER_NANOS;
         if (giveWayAt - now > 0) {
-            if (lookAgainAt == 0 || giveWayAt - lookAgainAt < 0) {
-                lookAgainAt = giveWayAt;
+            long again = readyWaitingSince + lookGap;
+            if (lookAgainAt == 0 || again - lookAgainAt < 0) {
+                lookAgainAt = again;
             }
             return false;
         }
+        lookGap = GIVE_WAY_AFTER_NANOS; // stuck: look at the least gap until it moves again
         return true;
     }
 
@@ -524,6 +559,11 @@ final class Sysmon implements Runnable {
             long runs = p.counted(Counter.TASKS_RUN);
             boolean sameTask = inTask && runs == watch.runs;
             if (!sameTask) {
+                if (watch.youngLookRuns >= 0 && watch.youngLookRuns == watch.runs) {
+                    // The task sysmon meant to look at again ended first: this P runs short tasks.
+                    watch.youngLookGap = Math.min(2 * watch.youngLookGap, YOUNG_LOOK_GAP_MAX_NANOS);
+                }
+                watch.youngLookRuns = -1;
                 watch.sawTask(inTask ? runs : -1, now);
                 watch.blockedLooks = 0;
                 watch.nativeAsleepSince = 0;
@@ -571,8 +611,10 @@ final class Sysmon implements Runnable {
             }
             if (now - watch.runsSince < HANDOFF_AFTER_NANOS / 2) {
                 // Too young to tell: most tasks end sooner than a hand-off could help, and the
-                // native check costs a read of /proc. Look again when it is old enough.
-                long again = watch.runsSince + HANDOFF_AFTER_NANOS / 2;
+                // native check costs a read of /proc. Look again when it is old enough, or later
+                // while this P's tasks keep ending first (youngLookGap).
+                long again = watch.runsSince + watch.youngLookGap;
+                watch.youngLookRuns = runs;
                 if (lookAgainAt == 0 || again - lookAgainAt < 0) {
                     lookAgainAt = again;
                 }
@@ -582,6 +624,9 @@ final class Sysmon implements Runnable {
             if (watch.blockedLooks == 0) {
                 continue;
             }
+            // A task blocks here: look soon again, at it and at what waits.
+            watch.youngLookGap = HANDOFF_AFTER_NANOS / 2;
+            lookGap = GIVE_WAY_AFTER_NANOS;
             long blockedFor = watch.nativeAsleepSince == 0 ? HANDOFF_AFTER_NANOS
                     : watch.futexOnly ? FUTEX_HANDOFF_AFTER_NANOS : NATIVE_HANDOFF_AFTER_NANOS;
             long blockedSince = watch.nativeAsleepSince != 0 ? watch.nativeAsleepSince : watch.runsSince;
