@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -81,13 +80,14 @@ class FlightRecordingTest {
                 last = children[children.length - 1].id();
                 s.execute(parent);
                 Probe.await(fanned, BOUND, s, "the fan-out");
-                // Preemption: a runnext chain longer than the 1 ms time slice.
+                // Preemption: a runnext chain far longer than the 1 ms time slice and than sysmon's
+                // longest sleep (10 ms), which it backs off to after the fan-out's short tasks.
                 CountDownLatch chained = new CountDownLatch(1);
-                AtomicInteger hops = new AtomicInteger();
+                long chainEnd = System.nanoTime() + Duration.ofMillis(100).toNanos();
                 Runnable[] chain = new Runnable[1];
                 chain[0] = () -> {
                     Probe.spin(Duration.ofNanos(20_000));
-                    if (hops.incrementAndGet() < 500) {
+                    if (System.nanoTime() - chainEnd < 0) {
                         s.submit(chain[0], Placement.RUNNEXT);
                     } else {
                         chained.countDown();
