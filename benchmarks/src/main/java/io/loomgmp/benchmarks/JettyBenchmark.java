@@ -11,21 +11,17 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.IterationParams;
 
-import java.net.InetAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * HTTP on Jetty 12: a widely used server whose platform selector threads hand each request to a
  * new virtual thread ({@link JettyApp} says how, and checks it on every request), so every
- * request enters the scheduler under test from a thread outside it. Loaded over loopback by the
- * JDK's {@link HttpClient} as in {@link HttpBenchmark}: {@value #CONCURRENCY} {@code GET /hello}
+ * request enters the scheduler under test from a thread outside it. Loaded over loopback by a
+ * {@link LoopbackClient} as in {@link HttpBenchmark}: {@value #CONCURRENCY} {@code GET /hello}
  * in flight per invocation; the score is {@code /hello} requests per second, and
  * {@code ·request.p50/p99} each one's latency as the client sees it.
  *
@@ -35,16 +31,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * start of each iteration (warm-up too) to its end. On ForkJoinPool a {@code /hello} can wait for
  * the burns ahead of it on every carrier; on GMP, too, unless a burn outlasts its time slice.
  *
- * <p>The clients run on platform threads in both forks, so only the server side differs.
- * Bounded: each request times out after {@value #REQUEST_TIMEOUT_SECONDS} s and fails the
- * benchmark; the background loops stop at the iteration's end, or by themselves
+ * <p>Bounded: the background loops stop at the iteration's end, or by themselves
  * {@value Benchmarks#TIMEOUT_SECONDS} s after it should have ended.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class JettyBenchmark extends OnScheduler {
     static final int CONCURRENCY = 16;
-    private static final int REQUEST_TIMEOUT_SECONDS = 10;
     private static final Latencies.Stripes REQUEST = Latencies.recorder("request");
     /** The {@code cpu} background: client loops per processor. */
     private static final int CPU_LOOPS_PER_PROC = 2;
@@ -55,8 +48,8 @@ public class JettyBenchmark extends OnScheduler {
     public String background;
 
     private JettyApp app;
-    private HttpClient client;
-    private HttpClient backgroundClient;
+    private LoopbackClient client;
+    private LoopbackClient backgroundClient;
     private HttpRequest hello;
     private HttpRequest cpu;
     private CpuLoad load;
@@ -68,21 +61,10 @@ public class JettyBenchmark extends OnScheduler {
             throw new IllegalArgumentException("background=" + background + ": expected plain or cpu");
         }
         app = JettyApp.start(Math.max(1, PROCS / 2)); // Jetty's own default number of selectors
-        client = newClient();
-        backgroundClient = newClient();
-        String base = "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + app.port();
-        hello = request(base + "/hello");
-        cpu = request(base + "/cpu");
-    }
-
-    /** The JDK's client on its default executor: platform threads, in both forks. */
-    private static HttpClient newClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(REQUEST_TIMEOUT_SECONDS)).build();
-    }
-
-    private static HttpRequest request(String uri) {
-        return HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(REQUEST_TIMEOUT_SECONDS)).GET().build();
+        client = new LoopbackClient();
+        backgroundClient = new LoopbackClient();
+        hello = LoopbackClient.get(app.port(), "/hello");
+        cpu = LoopbackClient.get(app.port(), "/cpu");
     }
 
     @Setup(Level.Iteration)
@@ -101,15 +83,7 @@ public class JettyBenchmark extends OnScheduler {
         if (load != null) {
             load.rethrowFailure();
         }
-        CompletableFuture<?>[] responses = new CompletableFuture<?>[CONCURRENCY];
-        for (int i = 0; i < CONCURRENCY; i++) {
-            long sent = System.nanoTime();
-            responses[i] = client.sendAsync(hello, HttpResponse.BodyHandlers.ofByteArray()).thenAccept(response -> {
-                Latencies.record(REQUEST, System.nanoTime() - sent);
-                check(response, JettyApp.HELLO.length);
-            });
-        }
-        CompletableFuture.allOf(responses).get(2L * REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        client.round(hello, CONCURRENCY, REQUEST, response -> check(response, JettyApp.HELLO.length));
     }
 
     /** A 200 with the expected body length ({@code -1}: any), else the server's reason. */
@@ -177,13 +151,13 @@ public class JettyBenchmark extends OnScheduler {
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private volatile boolean stopped;
 
-        CpuLoad(HttpClient client, HttpRequest cpu, int count, long deadlineNanos) {
+        CpuLoad(LoopbackClient client, HttpRequest cpu, int count, long deadlineNanos) {
             loops = new Thread[count];
             for (int i = 0; i < count; i++) {
                 loops[i] = Thread.ofPlatform().daemon().name("jetty-cpu-client-" + i).start(() -> {
                     try {
                         while (!stopped && System.nanoTime() - deadlineNanos < 0) {
-                            check(client.send(cpu, HttpResponse.BodyHandlers.ofByteArray()), -1);
+                            check(client.send(cpu), -1);
                         }
                     } catch (Throwable e) {
                         if (!stopped) {
@@ -204,11 +178,11 @@ public class JettyBenchmark extends OnScheduler {
         /** Stops the loops: each ends once its request in flight has its answer (or times out). */
         void stop() throws InterruptedException {
             stopped = true;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2L * REQUEST_TIMEOUT_SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2L * LoopbackClient.REQUEST_TIMEOUT_SECONDS);
             for (Thread loop : loops) {
                 if (!loop.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))) {
                     loop.interrupt();
-                    throw new IllegalStateException(loop + " still running " + 2 * REQUEST_TIMEOUT_SECONDS
+                    throw new IllegalStateException(loop + " still running " + 2 * LoopbackClient.REQUEST_TIMEOUT_SECONDS
                             + " s after it was asked to stop");
                 }
             }

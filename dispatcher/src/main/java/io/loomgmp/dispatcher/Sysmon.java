@@ -160,10 +160,11 @@ final class Sysmon implements Runnable {
     /**
      * How soon sysmon looks again at outside work that waits with no P free, and how often a
      * nudge may cut its sleep short: {@link #GIVE_WAY_AFTER_NANOS} at first, doubled up to
-     * {@link #MAX_DELAY_NANOS} each time a look finds that the Ps took ready work since the last
-     * (a server under steady load: nothing is stuck, and a look per millisecond was a thousand
-     * wake-ups of sysmon a second for nothing), back to the least when a look finds the ready
-     * lane stuck or a carrier blocked. Sysmon's thread only.
+     * {@link #MAX_DELAY_NANOS} each time a look finds that a P took ready work within the last
+     * tenth of that (a server under steady load: nothing is stuck, and a look per millisecond was
+     * a thousand wake-ups of sysmon a second for nothing), back to the least when a look finds
+     * the lane taken from only longer ago (Ps that free up only as long tasks end: work waits
+     * between two takes), stuck, or a carrier blocked. Sysmon's thread only.
      */
     private long lookGap = GIVE_WAY_AFTER_NANOS;
     /** When the current timed sleep ends ({@code System.nanoTime()}); far in the future while awake or deeply asleep. */
@@ -455,9 +456,16 @@ final class Sysmon implements Runnable {
         }
         if (readyWaitingSince == 0) {
             readyWaitingSince = now;
-        } else if (readyServedSince(readyWaitingSince)) {
-            readyWaitingSince = now;
-            lookGap = Math.min(2 * lookGap, MAX_DELAY_NANOS); // the lane moves: look less often
+        } else {
+            long lastTaken = lastReadyTaken();
+            if (lastTaken - readyWaitingSince > 0) {
+                readyWaitingSince = now;
+                // The lane moves. Taken from just now (a server's steady stream): look less
+                // often. Only now and then (Ps that finish long tasks): work may wait a
+                // millisecond between two takes, so look at the least gap.
+                lookGap = now - lastTaken < GIVE_WAY_AFTER_NANOS / 10
+                        ? Math.min(2 * lookGap, MAX_DELAY_NANOS) : GIVE_WAY_AFTER_NANOS;
+            }
         }
         long giveWayAt = readyWaitingSince + GIVE_WAY_AFTER_NANOS;
         if (giveWayAt - now > 0) {
@@ -471,14 +479,16 @@ final class Sysmon implements Runnable {
         return true;
     }
 
-    /** Whether some P took a task from the global ready lane after {@code since}. */
-    private boolean readyServedSince(long since) {
-        for (int i = 0, n = scheduling.procs; i < n; i++) {
-            if (scheduling.allp[i].readyTakenAt() - since > 0) {
-                return true;
+    /** When a P last took a task from the global ready lane. */
+    private long lastReadyTaken() {
+        long last = scheduling.allp[0].readyTakenAt();
+        for (int i = 1, n = scheduling.procs; i < n; i++) {
+            long taken = scheduling.allp[i].readyTakenAt();
+            if (taken - last > 0) {
+                last = taken;
             }
         }
-        return false;
+        return last;
     }
 
     /** Every P has been idle for a while: park until one is taken ({@link #wake}). */

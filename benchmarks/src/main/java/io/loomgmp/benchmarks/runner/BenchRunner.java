@@ -58,7 +58,7 @@ public final class BenchRunner {
     private static final List<String> SUITE_ORDER = List.of("FloorBenchmark", "PingPongBenchmark", "RingBenchmark",
             "TimedParkBenchmark", "SkynetBenchmark", "FanOutBenchmark",
             "YieldStormBenchmark", "TimersBenchmark", "ProducerConsumerBenchmark", "FairnessBenchmark",
-            "PinnedBenchmark", "HttpBenchmark", "JettyBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
+            "PinnedBenchmark", "HttpBenchmark", "JettyBenchmark", "TomcatBenchmark", "DispatcherBenchmark", "PreemptionPollBenchmark",
             "JfrCostPingPongBenchmark", "JfrCostSkynetBenchmark", "LatencySampleCostBenchmark");
 
     /**
@@ -66,7 +66,7 @@ public final class BenchRunner {
      * HTTP client and servers keep compiling for about 15 s (each 2 s iteration's throughput rose
      * for the first 7 on the 2-core machine), and measuring before that measures the JIT.
      */
-    private static final Map<String, Integer> MIN_WARMUP_ITERATIONS = Map.of("HttpBenchmark", 8, "JettyBenchmark", 8);
+    private static final Map<String, Integer> MIN_WARMUP_ITERATIONS = Map.of("HttpBenchmark", 8, "JettyBenchmark", 8, "TomcatBenchmark", 8);
 
     private final RunnerOptions options;
     private final PrintStream progress;

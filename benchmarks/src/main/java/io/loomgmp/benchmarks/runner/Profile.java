@@ -11,14 +11,14 @@ import java.util.Map;
  */
 public enum Profile {
     /**
-     * About 50 minutes on 2 cores (estimated: 86 configurations, i.e. benchmark, parameters and
+     * About 50 minutes on 2 cores (estimated: 88 configurations, i.e. benchmark, parameters and
      * scheduler, × 2 forks × 16 s of iterations, plus JVM starts and the HTTP benchmarks' longer
      * warm-up; the 50 configurations before the Jetty, the oversubscribed fairness, the
      * latency-sampling, the floor, ring and timed-park runs took 28 min).
      */
     FULL("full", 2, 3, TimeValue.seconds(2), 5, TimeValue.seconds(2), Map.of()),
     /**
-     * About 6.5 minutes on 2 cores (3 min 41 s for 50 configurations, 86 now): one fork, short
+     * About 6.5 minutes on 2 cores (3 min 41 s for 50 configurations, 88 now): one fork, short
      * iterations. Five of them, not three: JMH's error is the 99.9 % interval of Student's t, whose
      * factor falls from 31.6 at 2 degrees of freedom to 8.6 at 4, so three long iterations give
      * error bars too wide to say anything.

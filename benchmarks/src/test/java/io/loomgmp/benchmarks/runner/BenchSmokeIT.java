@@ -37,7 +37,7 @@ class BenchSmokeIT {
     private static final Path ROOT = Path.of(System.getProperty("loomgmp.root")).toAbsolutePath().normalize();
     private static final Path OUT = ROOT.resolve("benchmarks/target/bench");
     private static final Set<String> LATENCY_BENCHMARKS = Set.of("TimersBenchmark.sleepers", "FairnessBenchmark.probe",
-            "PinnedBenchmark.shortTasks", "HttpBenchmark.requests", "JettyBenchmark.requests");
+            "PinnedBenchmark.shortTasks", "HttpBenchmark.requests", "JettyBenchmark.requests", "TomcatBenchmark.requests");
 
     private record Run(int exitCode, String stdout, String stderr) {
     }
