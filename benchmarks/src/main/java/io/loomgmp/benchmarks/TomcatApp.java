@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.threads.VirtualThreadExecutor;
 
@@ -66,6 +67,9 @@ final class TomcatApp implements AutoCloseable {
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
         Context context = tomcat.addContext("", null);
+        // No web application's class loader here to clean up after: without this, each stop warns
+        // on standard error that it cannot look for leaked RMI targets.
+        ((StandardContext) context).setClearReferencesRmiTargets(false);
         Tomcat.addServlet(context, "hello", new Hello());
         context.addServletMappingDecoded("/hello", "hello");
     }
