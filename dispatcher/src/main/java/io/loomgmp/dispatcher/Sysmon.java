@@ -172,8 +172,9 @@ final class Sysmon implements Runnable {
     private volatile boolean sleepingLong;
 
     final LongAdder preemptRequests = new LongAdder();
-    /** Rounds that looked at the Ps, for tests of the cadence. Written by sysmon's thread only. */
+    /** Rounds that looked at the Ps, and those of them that acted: for tests of the cadence. Sysmon writes them. */
     volatile long rounds;
+    volatile long actedRounds;
     /** {@link #cpuToSpare()}; tests stand in a machine that never has one. Read by sysmon's thread. */
     volatile java.util.function.BooleanSupplier cpuToSpare = new java.util.function.BooleanSupplier() {
         @Override
@@ -437,6 +438,7 @@ final class Sysmon implements Runnable {
         }
         rounds++; // single writer, so a volatile read and write suffice
         if (retake(System.nanoTime())) {
+            actedRounds++;
             idleRounds = 0;
             delay = MIN_DELAY_NANOS;
         } else if (++idleRounds > IDLE_ROUNDS_BEFORE_BACKOFF) {

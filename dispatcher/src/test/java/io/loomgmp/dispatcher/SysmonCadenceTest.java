@@ -24,6 +24,13 @@ class SysmonCadenceTest {
     private static final long TASK_NANOS = 20_000;
     /** Before the back-off: 420 to 560 rounds a second on two idle cores (1,500 under a Jetty server's load); after: about 200. */
     private static final long MAX_ROUNDS_PER_SECOND = 350;
+    /**
+     * Rounds that one action of sysmon's may bring: it then looks every 20 µs for
+     * {@link Sysmon#IDLE_ROUNDS_BEFORE_BACKOFF} rounds and doubles its sleep up to 10 ms (nine
+     * more). On a loaded machine a carrier descheduled for a millisecond leaves the outside work
+     * waiting, and sysmon rightly asks a task to give way.
+     */
+    private static final long ROUNDS_PER_ACTION = Sysmon.IDLE_ROUNDS_BEFORE_BACKOFF + 10;
 
     @Test
     void underASteadyStreamOfShortOutsideTasksSysmonBacksOff() throws Exception {
@@ -40,11 +47,13 @@ class SysmonCadenceTest {
             long warmUpEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
             long end = warmUpEnd + TimeUnit.SECONDS.toNanos(1);
             long roundsAtStart = -1;
+            long actedAtStart = 0;
             long ranAtStart = 0;
             long deadline = System.nanoTime() + BOUND.toNanos();
             while (System.nanoTime() - end < 0) {
                 if (roundsAtStart < 0 && System.nanoTime() - warmUpEnd >= 0) {
                     roundsAtStart = s.scheduling.sysmon.rounds;
+                    actedAtStart = s.scheduling.sysmon.actedRounds;
                     ranAtStart = ran.sum();
                 }
                 assertTrue(slots.tryAcquire(deadline - System.nanoTime(), TimeUnit.NANOSECONDS),
@@ -52,11 +61,13 @@ class SysmonCadenceTest {
                 s.execute(task); // from this platform thread: the global ready lane
             }
             long rounds = s.scheduling.sysmon.rounds - roundsAtStart;
+            long acted = s.scheduling.sysmon.actedRounds - actedAtStart;
             long tasks = ran.sum() - ranAtStart;
             long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - warmUpEnd));
             assertTrue(tasks >= 1_000, "the load was not steady: " + tasks + " tasks ran in the measured second\n" + s.snapshot());
-            assertTrue(rounds <= MAX_ROUNDS_PER_SECOND * seconds, "sysmon looked at the Ps " + rounds + " times in "
-                    + seconds + " s of " + tasks + " short tasks with nothing to do\n" + s.snapshot());
+            assertTrue(rounds <= MAX_ROUNDS_PER_SECOND * seconds + ROUNDS_PER_ACTION * acted, "sysmon looked at the Ps "
+                    + rounds + " times in " + seconds + " s of " + tasks + " short tasks, acting at " + acted + " of them\n"
+                    + s.snapshot());
         }
     }
 }
