@@ -29,6 +29,18 @@ final class Processor {
      */
     private long readyTakenAt;
 
+    /**
+     * The latest batch of ready tasks that {@code RunLoop.grabReadyBatch} moved into this P's ring
+     * (the task it ran at once aside): the ring index just past its last task, and when it was
+     * grabbed (0: never). While the ring's head has not passed that index, work from outside
+     * waits behind whatever this P runs, where no other busy P can take it; sysmon asks a long
+     * task to give way to it as it does for the ready lane. Written by the holder once per batch,
+     * read by sysmon: volatile, and the pair may be torn (one batch's index with another's time),
+     * which costs at most one look at the wrong moment, never a task.
+     */
+    private volatile int readyBatchEnd;
+    private volatile long readyBatchAt;
+
     /** The schedtick of the run that step 2 last gave a ready task, so that local work runs between two. Holder only. */
     long readyTakenTick = -2;
 
@@ -183,6 +195,21 @@ final class Processor {
     /** Any thread: when this P last took a task from the global ready lane. */
     long readyTakenAt() {
         return (long) READY_TAKEN_AT.getOpaque(this);
+    }
+
+    /** Holder only: a batch of ready tasks grabbed at {@code now} ends before ring index {@code end}. */
+    void readyBatched(long now, int end) {
+        readyBatchEnd = end;
+        readyBatchAt = now;
+    }
+
+    /**
+     * Any thread: when the ready tasks of the latest batch were grabbed, if some still wait in this
+     * P's ring; else 0.
+     */
+    long readyBatchWaitingSince() {
+        long at = readyBatchAt;
+        return at != 0 && !runQueue.passed(readyBatchEnd) ? at : 0;
     }
 
     /** Holder only: a new time slice starts. */

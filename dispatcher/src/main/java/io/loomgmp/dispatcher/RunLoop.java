@@ -443,7 +443,11 @@ final class RunLoop {
             Runnable[] overflow = p.runQueue.pushOrOverflow(task);
             assert overflow == null;
         }
-        p.readyTaken(System.nanoTime());
+        long now = System.nanoTime();
+        p.readyTaken(now);
+        if (n > 1) {
+            p.readyBatched(now, p.runQueue.tailIndex()); // sysmon: they wait behind what p runs
+        }
         p.count(Counter.GLOBAL_GRABS, n);
         return first;
     }

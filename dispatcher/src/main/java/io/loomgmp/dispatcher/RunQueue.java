@@ -141,6 +141,21 @@ final class RunQueue {
         return null;
     }
 
+    /** Owner only: the ring index the next push writes to (indices grow by one per task, wrapping as ints). */
+    int tailIndex() {
+        return (int) TAIL.get(this); // plain: we are the only writer
+    }
+
+    /**
+     * Any thread: whether every task pushed before ring index {@code index} has left the ring
+     * (taken by the owner or a thief). Acquire read of head, which only moves forward; the answer
+     * may be stale by the time it is used, never early. Index arithmetic wraps: an index more than
+     * 2<sup>31</sup> tasks old reads as not yet passed.
+     */
+    boolean passed(int index) {
+        return (int) HEAD.getAcquire(this) - index >= 0;
+    }
+
     /** Owner only. Takes the oldest task of the ring (not {@code runnext}), or returns {@code null}. */
     Runnable poll() {
         while (true) {

@@ -16,8 +16,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       slice while it runs a task ({@link Preemption}): the P's next scheduling decision skips
  *       runnext once, and a virtual thread at a preemption poll yields. Sooner, once the task has
  *       run for {@link #GIVE_WAY_AFTER_NANOS}, when work waits for that P: one of its timers is
- *       due (a sleeper's wake-up would otherwise wait for the rest of the slice), or work from
- *       outside waits on the global ready lane with no idle P to take it (one P per round);</li>
+ *       due (a sleeper's wake-up would otherwise wait for the rest of the slice), work from
+ *       outside waits on the global ready lane with no idle P to take it (one P per round), or
+ *       ready tasks that a batch moved into its ring wait there ({@link #readyBatchWaited});</li>
  *   <li><b>hands off</b> a P whose carrier is blocked inside a task while there is work for that
  *       P: the P is retaken ({@link Processor#retake}) and given to an idle carrier or a new one,
  *       within {@code maxCarriers} (Go's retake of a P in a syscall). Blocked means, in the same
@@ -46,8 +47,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <h2>When it looks</h2>
  * Go's cadence: 20 µs between rounds after a round that acted, doubling after 50 rounds that did
  * nothing, up to 10 ms; and no later than the earliest timer of any P, or than a decision it has
- * pending (a task that work waits behind reaching {@link #GIVE_WAY_AFTER_NANOS}, a carrier that
- * looked blocked once reaching its second look). While every P is idle there is nothing to
+ * pending (a task that work waits behind reaching {@link #GIVE_WAY_AFTER_NANOS}, a ready batch
+ * in a ring reaching it, a carrier that looked blocked once reaching its second look). While every P is idle there is nothing to
  * preempt or hand off: it skips its rounds and sleeps 10 ms at a time, and after
  * {@link #DEEP_SLEEP_AFTER_NANOS} of that it parks until a P is taken again. Work queued while
  * every P is busy wakes it from a long sleep for one round at once (a pinned carrier may be what
@@ -98,6 +99,13 @@ final class Sysmon implements Runnable {
      * stream up to this much more before its P is handed off.
      */
     static final long YOUNG_LOOK_GAP_MAX_NANOS = 5_000_000;
+    /**
+     * The longest wait for a look at ready tasks that a batch moved into a P's ring, while that
+     * P's batches keep leaving the ring before such looks ({@link Watch#ringLookGap}): a server's
+     * steady stream would otherwise wake sysmon every {@link #GIVE_WAY_AFTER_NANOS}. It is also how
+     * much later, at most, the first long task after such a stream is asked to give way to them.
+     */
+    static final long RING_LOOK_GAP_MAX_NANOS = 5_000_000;
     /** Least time between two {@code /proc} looks at the same carrier. */
     static final long NATIVE_CHECK_NANOS = 250_000;
     /**
@@ -219,6 +227,15 @@ final class Sysmon implements Runnable {
         long youngLookGap = HANDOFF_AFTER_NANOS / 2;
         /** The tasks-run count of the task a look-again was last set for, or -1. */
         long youngLookRuns = -1;
+        /**
+         * How long after a ready batch was grabbed into this P's ring to look whether it still
+         * waits there ({@link #readyBatchWaited}): {@link #GIVE_WAY_AFTER_NANOS} at first, doubled
+         * (up to {@link #RING_LOOK_GAP_MAX_NANOS}) each time the batch so looked for had left the
+         * ring by the next look, and back to the least once a task gives way to one.
+         */
+        long ringLookGap = GIVE_WAY_AFTER_NANOS;
+        /** When the batch a look-again was last set for was grabbed, or 0. */
+        long ringLookFor;
         /** The tasks-run count of the task last asked to give way, so that it is asked once. */
         long gaveWayRuns = -1;
         /** The {@code /proc} view of the carrier last checked for native blocking, kept open. */
@@ -472,13 +489,46 @@ final class Sysmon implements Runnable {
         long giveWayAt = readyWaitingSince + GIVE_WAY_AFTER_NANOS;
         if (giveWayAt - now > 0) {
             long again = readyWaitingSince + lookGap;
-            if (lookAgainAt == 0 || again - lookAgainAt < 0) {
-                lookAgainAt = again;
-            }
+            lookAgain(again);
             return false;
         }
         lookGap = GIVE_WAY_AFTER_NANOS; // stuck: look at the least gap until it moves again
         return true;
+    }
+
+    /** Sysmon looks again no later than {@code at} (the earliest of the decisions it has pending). */
+    private void lookAgain(long at) {
+        if (lookAgainAt == 0 || at - lookAgainAt < 0) {
+            lookAgainAt = at;
+        }
+    }
+
+    /**
+     * Whether ready tasks that a batch moved into {@code p}'s ring ({@link Processor#readyBatched})
+     * have waited there {@link #GIVE_WAY_AFTER_NANOS} behind the task {@code p} runs. Go's
+     * {@code globrunqget} takes such a batch too, and its goroutines then wait for the time slice
+     * of whatever runs ahead of them, as no other busy P can take them; a server's requests so
+     * waited behind CPU-heavy ones for two slices. Not yet: sysmon looks again when they will
+     * have, or later while this P's batches keep leaving the ring before such a look
+     * ({@link Watch#ringLookGap}).
+     */
+    private boolean readyBatchWaited(Processor p, Watch watch, long now) {
+        long since = p.readyBatchWaitingSince();
+        if (watch.ringLookFor != 0 && watch.ringLookFor != since) {
+            // The batch a look was set for left the ring before it: this P's batches move.
+            watch.ringLookGap = Math.min(2 * watch.ringLookGap, RING_LOOK_GAP_MAX_NANOS);
+            watch.ringLookFor = 0;
+        }
+        if (since == 0) {
+            return false;
+        }
+        if (now - since >= GIVE_WAY_AFTER_NANOS) {
+            watch.ringLookFor = 0;
+            return true;
+        }
+        watch.ringLookFor = since;
+        lookAgain(since + watch.ringLookGap);
+        return false;
     }
 
     /** When a P last took a task from the global ready lane. */
@@ -583,6 +633,7 @@ final class Sysmon implements Runnable {
             if (inTask) {
                 boolean timerDue = p.timers.hasDue(now);
                 boolean freeP = scheduling.idle.idleProcs() > 0;
+                boolean batchWaits = !freeP && readyBatchWaited(p, watch, now);
                 if (freeP) {
                     // The same task as at the last look: wake a thief for what waits behind it,
                     // or for its due timers (a spinner runs other Ps' due timers).
@@ -590,13 +641,11 @@ final class Sysmon implements Runnable {
                         scheduling.idle.wakeP();
                         acted = true;
                     }
-                } else if ((timerDue || readyWaits) && !p.preemptRequested && watch.gaveWayRuns != runs) {
+                } else if ((timerDue || readyWaits || batchWaits) && !p.preemptRequested && watch.gaveWayRuns != runs) {
                     long giveWayAt = watch.runsSince + GIVE_WAY_AFTER_NANOS;
                     if (giveWayAt - now > 0) {
                         // Too young to preempt yet: look again when it is old enough.
-                        if (lookAgainAt == 0 || giveWayAt - lookAgainAt < 0) {
-                            lookAgainAt = giveWayAt;
-                        }
+                        lookAgain(giveWayAt);
                     } else if (Preemption.request(p, lease)) {
                         // Once per task: after its poll took the request it is on its way out,
                         // and a second request would make the loop skip runnext, where a due
@@ -604,6 +653,9 @@ final class Sysmon implements Runnable {
                         watch.gaveWayRuns = runs;
                         // The task gives way at its next poll, to its P's due timers (which then
                         // run first) or to the waiting outside work.
+                        if (batchWaits) {
+                            watch.ringLookGap = GIVE_WAY_AFTER_NANOS; // a batch waited: look at the least gap
+                        }
                         if (!timerDue) {
                             readyWaits = false; // one P per round gives way to outside work
                         }
@@ -627,9 +679,7 @@ final class Sysmon implements Runnable {
                 // while this P's tasks keep ending first (youngLookGap).
                 long again = watch.runsSince + watch.youngLookGap;
                 watch.youngLookRuns = runs;
-                if (lookAgainAt == 0 || again - lookAgainAt < 0) {
-                    lookAgainAt = again;
-                }
+                lookAgain(again);
                 continue;
             }
             watch.blockedLooks = blockedLooks(m, watch, now);
@@ -646,9 +696,7 @@ final class Sysmon implements Runnable {
                 // Blocked at this look, with work waiting: look again soon rather than at the
                 // cadence of a quiet scheduler.
                 long again = Math.max(now + MIN_DELAY_NANOS, blockedSince + blockedFor);
-                if (lookAgainAt == 0 || again - lookAgainAt < 0) {
-                    lookAgainAt = again;
-                }
+                lookAgain(again);
                 continue;
             }
             if (watch.nativeAsleepSince != 0 && watch.futexOnly && now - blockedSince < CPU_VETO_LIMIT_NANOS
@@ -658,9 +706,7 @@ final class Sysmon implements Runnable {
                 // would only compete for the same CPUs. Look again when the time has passed anew,
                 // but no longer than CPU_VETO_LIMIT_NANOS in all.
                 long again = Math.min(now + FUTEX_HANDOFF_AFTER_NANOS, blockedSince + CPU_VETO_LIMIT_NANOS);
-                if (lookAgainAt == 0 || again - lookAgainAt < 0) {
-                    lookAgainAt = again;
-                }
+                lookAgain(again);
                 continue;
             }
             Carrier to = scheduling.carriers.handOff(p, m); // counts it in handoffs

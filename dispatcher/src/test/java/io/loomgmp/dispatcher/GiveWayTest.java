@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -12,9 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Work from outside that waits on the global queue while every P runs a long task: sysmon asks
- * one of them to give way once the work has waited {@link Sysmon#GIVE_WAY_AFTER_NANOS}, long
- * before the time slice ends, and not before (a task about to end may free the P by itself).
+ * Work from outside that waits while every P runs a long task, on the global queue or in a P's
+ * ring where a batch from the global queue moved it: sysmon asks a long task to give way once the
+ * work has waited {@link Sysmon#GIVE_WAY_AFTER_NANOS}, long before the time slice ends, and not
+ * before (a task about to end may free the P by itself).
  */
 class GiveWayTest {
 
@@ -53,6 +55,57 @@ class GiveWayTest {
             // A lower bound only: sysmon may be late on a loaded machine, never early.
             assertTrue(waited >= Sysmon.GIVE_WAY_AFTER_NANOS,
                     "the long task gave way " + waited / 1_000 + " us after the work came, before it waited 1 ms\n" + s.snapshot());
+        }
+    }
+
+    @Test
+    void outsideWorkThatABatchMovedBehindALongTaskWaitsAMillisecondThenTheTaskGivesWay() {
+        // One P and a time slice of a minute again. A blocker holds the P while a long task and
+        // three short ones queue on the ready lane from this platform thread; once the blocker
+        // ends, the P takes all four in one batch: it runs the long task and keeps the short
+        // ones in its ring, where no other P could take them. The ready lane is then empty:
+        // only the batch's wait can make the long task give way.
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).timeSlice(Duration.ofSeconds(60)).name("giveway-batch").build()) {
+            int shortTasks = 3;
+            CountDownLatch ran = new CountDownLatch(shortTasks);
+            AtomicLong longStartedAt = new AtomicLong();
+            AtomicLong gaveWayAt = new AtomicLong();
+            AtomicInteger shortRanFirst = new AtomicInteger();
+            long until = System.nanoTime() + BOUND.toNanos();
+            Runnable[] longTask = new Runnable[1];
+            longTask[0] = () -> {
+                longStartedAt.compareAndSet(0, System.nanoTime());
+                if (Probe.computeUntilAskedToYield(() -> ran.getCount() == 0, until)) {
+                    gaveWayAt.compareAndSet(0, System.nanoTime());
+                    s.submit(longTask[0], Placement.YIELD);
+                }
+            };
+            AtomicBoolean release = new AtomicBoolean();
+            CountDownLatch blocking = new CountDownLatch(1);
+            s.execute(() -> { // spins without a poll: give-way requests to it go unanswered
+                blocking.countDown();
+                while (!release.get() && System.nanoTime() - until < 0) {
+                    Thread.onSpinWait();
+                }
+            });
+            Probe.await(blocking, BOUND, s, "the blocker");
+            s.execute(longTask[0]);
+            for (int i = 0; i < shortTasks; i++) {
+                s.execute(() -> {
+                    if (longStartedAt.get() == 0) {
+                        shortRanFirst.incrementAndGet();
+                    }
+                    ran.countDown();
+                });
+            }
+            release.set(true);
+            Probe.await(ran, BOUND, s, "the short tasks batched behind the long one");
+            assertEquals(0, shortRanFirst.get(), "the batch did not start with the long task: the test set-up failed\n" + s.snapshot());
+            assertTrue(gaveWayAt.get() != 0, "the long task never gave way to the batch behind it\n" + s.snapshot());
+            long waited = gaveWayAt.get() - longStartedAt.get();
+            // A lower bound only: sysmon may be late on a loaded machine, never early.
+            assertTrue(waited >= Sysmon.GIVE_WAY_AFTER_NANOS,
+                    "the long task gave way " + waited / 1_000 + " us after the batch was taken, before it waited 1 ms\n" + s.snapshot());
         }
     }
 
