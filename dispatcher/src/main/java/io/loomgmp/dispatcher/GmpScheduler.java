@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>{@link #execute} from one of this scheduler's carriers queues the task at the tail of the
  * carrier's local queue; from any other thread, on the global queue. {@link #submit} lets the
- * caller choose (see {@link Placement}). See {@code Scheduling} for how it works.
+ * caller choose (see {@link Placement}). How it schedules, and the guarantees it keeps (fairness,
+ * preemption, hand-offs of blocked carriers), is in the project's {@code docs/design.md}.
  */
 public final class GmpScheduler implements Executor, AutoCloseable {
     static {

@@ -11,9 +11,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * Who is idle, who is searching, and who gets woken (Tokio's {@code idle.rs}): the idle P list,
  * the idle carrier list, the count of spinning carriers, and {@link #wakeP} (Go's
  * {@code pidleput}/{@code pidleget}, {@code mput}/{@code mget}, {@code sched.nmspinning} and
- * {@code wakep}/{@code startm}). Every transition into and out of spinning is made here:
+ * {@code wakep}/{@code startm}). Every change of the spinning count is made here:
  * {@link #startSpinning}, {@link #foundWork}, {@link #spinnerFoundNothing}, {@link #becomeSpinner}
- * and {@link #spinnerGone}; so is every decision to wake a carrier.
+ * and {@link #spinnerGone}; so is every decision to wake a carrier. A carrier's own
+ * {@code spinning} flag follows the count, also in {@code Carriers}: a carrier started for a
+ * spinning reservation begins with it set ({@code Carriers.start}), and a failed carrier clears it
+ * as it gives its count back through {@link #spinnerGone} ({@code Carriers.recover}).
  *
  * <h2>The wake-up rule and why no wake-up is lost</h2>
  * New work wakes an idle carrier only when nobody is spinning and a P is idle: a spinning carrier

@@ -9,7 +9,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * <pre>
  * run(m): take the handed P ─► findRunnable ─► runTask ─► findRunnable ─► ...
  *         (a task whose P sysmon handed off returns ─► Carriers.regainP)
- * findRunnable: 0 due timers of this P (their tasks land in runnext)
+ * findRunnable: R this P was retired (setProcs): its queue to the global queue, give it up
+ *               0 due timers of this P (their tasks land in runnext)
  *               1 runnext (inherits the time slice; skipped once on a preemption request)
  *               2 a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick)
  *               3 local ring ─► 4 ready batch ─► the skipped runnext ─► 5 one yielded task

@@ -17,9 +17,9 @@ import java.util.function.Function;
  *
  * <pre>
  * submit ──► runnext / local ring (submitter is on a carrier holding P)  ──┐
- *        ├─► global ready lane (anyone else, Placement.GLOBAL, overflow)  ─┤ then Idle.wakeP
- *        └─► global yielded lane (preempted at a poll; a yield with no     │
- *            local work behind it)  ─────────────────────────────────────┘
+ *        ├─► global ready lane (anyone else, Placement.GLOBAL, overflow,   ─┤ then Idle.wakeP
+ *        │   a yield while the global queue has work)                      │
+ *        └─► global yielded lane (preempted at a poll)  ─────────────────┘
  * schedule(task, delay) ──► the current P's timer heap (Go's p.timers)
  *
  * RunLoop      a carrier's loop: findRunnable (timers, runnext, ring, global, steal) and run

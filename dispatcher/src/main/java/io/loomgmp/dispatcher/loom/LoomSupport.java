@@ -59,7 +59,8 @@ public final class LoomSupport {
     /**
      * Whether the calling thread is one of {@code scheduler}'s carriers and is running
      * {@code task} itself: a task that re-submits itself from its own carrier is yielding. The
-     * Loom bridge uses this to tell a {@code Thread.yield} (which goes to the global queue) from a
+     * Loom bridge uses this to tell a {@code Thread.yield} (which queues behind the P's local work, or on
+     * the global ready lane while the global queue has work) from a
      * carrier waking another virtual thread (which is a hand-off).
      */
     public static boolean isCurrentTask(GmpScheduler scheduler, Runnable task) {
