@@ -183,6 +183,8 @@ final class Sysmon implements Runnable {
     /** Rounds that looked at the Ps, and those of them that acted: for tests of the cadence. Sysmon writes them. */
     volatile long rounds;
     volatile long actedRounds;
+    /** Looks at whether a carrier blocks (tasks old enough to tell, with work waiting): for tests. Sysmon writes it. */
+    volatile long blockedChecks;
     /** {@link #cpuToSpare()}; tests stand in a machine that never has one. Read by sysmon's thread. */
     volatile java.util.function.BooleanSupplier cpuToSpare = new java.util.function.BooleanSupplier() {
         @Override
@@ -682,6 +684,7 @@ final class Sysmon implements Runnable {
                 lookAgain(again);
                 continue;
             }
+            blockedChecks++; // sysmon's thread only: a plain increment of a volatile, read by tests
             watch.blockedLooks = blockedLooks(m, watch, now);
             if (watch.blockedLooks == 0) {
                 continue;

@@ -83,21 +83,26 @@ class HandoffTest {
 
     @Test
     void computingAndSubmittingTasksAreNotHandedOff() {
-        // Carriers that compute, and that queue for the scheduler lock while submitting to the
-        // global queue, are not blocked: sysmon must leave their Ps alone.
+        // Carriers that compute and submit to the global queue, with work waiting behind them,
+        // are not blocked: sysmon looks at whether they block (their tasks outlast its "too
+        // young to tell" cut-off) and must leave their Ps alone.
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
             computeAndSubmit(s, BOUND);
+            assertTrue(s.scheduling.sysmon.blockedChecks > 0, "sysmon never looked at whether a carrier blocks\n" + s.snapshot());
             assertEquals(0, s.snapshot().handoffs(), s.snapshot().toString());
         }
     }
 
-    /** 20,000 tasks that compute for 20 µs and submit to the global queue; waits for them all. */
+    /**
+     * 2,000 tasks that compute for 300 µs (longer than sysmon's {@link Sysmon#HANDOFF_AFTER_NANOS},
+     * so that it looks at whether they block) and submit to the global queue; waits for them all.
+     */
     static void computeAndSubmit(GmpScheduler s, Duration bound) {
-        int tasks = 20_000;
+        int tasks = 2_000;
         CountDownLatch done = new CountDownLatch(tasks);
         for (int i = 0; i < tasks; i++) {
             s.submit(() -> {
-                Probe.spin(Duration.ofNanos(20_000));
+                Probe.spin(Duration.ofNanos(300_000));
                 s.submit(done::countDown, Placement.GLOBAL);
             }, Placement.GLOBAL);
         }

@@ -30,6 +30,16 @@ class SchedulerMXBeanRegistrationIT {
     }
 
     @Test
+    void thePlatformServerIsFoundOnlyOnceCreated() {
+        // A fresh JVM: in the test JVM something may have made the platform server already.
+        ForkedJvm jvm = ForkedJvm.withoutAgent(List.of(), PlatformServerProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertEquals("false", jvm.value("beforeCreation"), jvm.toString());
+        assertEquals("false", jvm.value("besideAnotherKeptServer"), "an application's own server is not the platform's\n" + jvm);
+        assertEquals("true", jvm.value("afterCreation"), jvm.toString());
+    }
+
+    @Test
     void mxbeanFalseRegistersNothingAndStartsNoThread() {
         long wait = 2 * SchedulerMXBeanRegistration.POLL_MILLIS + 500;
         ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.mxbean=false"), MXBeanProbe.class, String.valueOf(wait));

@@ -8,7 +8,6 @@ import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,11 +34,5 @@ class SchedulerMXBeanRegistrationTest {
                     + " (-Dgmp.mxbean=false turns this off)" + System.lineSeparator(), err.toString(StandardCharsets.UTF_8));
             assertEquals(2, server.getAttribute(name, "Procs"), "the first stays");
         }
-    }
-
-    @Test
-    void thePlatformServerIsFoundOnceCreated() {
-        ManagementFactory.getPlatformMBeanServer();
-        assertTrue(SchedulerMXBeanRegistration.platformServerExists());
     }
 }
