@@ -11,7 +11,7 @@ import java.util.concurrent.locks.LockSupport;
  * cycle (start, park, retire, regaining a P after a hand-off, dying) is {@link Carriers}'; what
  * it does while it lives is {@link RunLoop}'s.
  *
- * <p>This object is the {@code Runnable} the factory's thread runs; {@link Carriers#of} finds it
+ * <p>This object is the {@code Runnable} the factory's thread runs; {@link CarrierTable#of} finds it
  * from its thread.
  */
 final class Carrier implements Runnable {

@@ -1,9 +1,7 @@
 package io.loomgmp.dispatcher;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
@@ -37,11 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  *       handler and the carrier goes on.</li>
  * </ul>
  *
- * <h2>Finding a carrier from its thread</h2>
- * The factory makes any {@code Thread}, so a carrier is found from its thread through a table
- * shared by every scheduler in the JVM ({@link #of}): an open-addressing table copied on write
- * (under its class lock; carriers start and end rarely) and read without a lock, in one or two
- * probes. Every submission looks the caller up in it.
+ * <p>The factory makes any {@code Thread}, so a carrier is found from its thread through
+ * {@link CarrierTable}, which {@link #start} fills and a carrier's end empties.
  */
 final class Carriers {
     private final Scheduling scheduling;
@@ -65,63 +60,6 @@ final class Carriers {
     Carriers(Scheduling scheduling, ThreadFactory factory) {
         this.scheduling = scheduling;
         this.factory = factory;
-    }
-
-    // ---------------------------------------------------------------- the table of carriers
-
-    /** Keys and values side by side; immutable once published. */
-    private record Table(Thread[] threads, Carrier[] carriers, int mask) {
-    }
-
-    private static final Map<Thread, Carrier> ALL = new HashMap<>(); // guarded by the class lock
-    private static volatile Table table = new Table(new Thread[16], new Carrier[16], 15);
-
-    /** Any thread: the carrier whose thread is {@code thread}, of any scheduler, or null. */
-    static Carrier of(Thread thread) {
-        if (thread == null) {
-            return null; // a carrier locator that could not tell
-        }
-        Table t = table;
-        int i = slot(thread, t.mask);
-        for (Thread k; (k = t.threads[i]) != null; i = (i + 1) & t.mask) {
-            if (k == thread) {
-                return t.carriers[i];
-            }
-        }
-        return null;
-    }
-
-    private static int slot(Thread thread, int mask) {
-        long h = thread.threadId() * 0x9E3779B97F4A7C15L; // ids are sequential: spread them
-        return (int) (h ^ (h >>> 32)) & mask;
-    }
-
-    private static synchronized void register(Carrier m) {
-        ALL.put(m.thread, m);
-        rebuild();
-    }
-
-    private static synchronized void unregister(Carrier m) {
-        if (ALL.remove(m.thread) != null) {
-            rebuild();
-        }
-    }
-
-    /** Must hold the class lock. A table at most half full, so that a miss ends at a null soon. */
-    private static void rebuild() {
-        int size = Math.max(16, Integer.highestOneBit(Math.max(1, ALL.size())) << 2);
-        Thread[] threads = new Thread[size];
-        Carrier[] carriers = new Carrier[size];
-        int mask = size - 1;
-        for (Map.Entry<Thread, Carrier> e : ALL.entrySet()) {
-            int i = slot(e.getKey(), mask);
-            while (threads[i] != null) {
-                i = (i + 1) & mask;
-            }
-            threads[i] = e.getKey();
-            carriers[i] = e.getValue();
-        }
-        table = new Table(threads, carriers, mask); // volatile write: publishes the arrays
     }
 
     // ---------------------------------------------------------------- start
@@ -194,7 +132,7 @@ final class Carriers {
                 throw new IllegalStateException("the carrier thread factory returned a started thread: " + thread);
             }
             m.thread = thread;
-            register(m);
+            CarrierTable.register(m);
             live.add(m);
             thread.start();
             return m;
@@ -228,7 +166,7 @@ final class Carriers {
         if (m != null && m.thread != null) {
             try {
                 live.remove(m);
-                unregister(m);
+                CarrierTable.unregister(m);
             } catch (Throwable outOfMemory) {
                 // The table keeps an entry for a thread that never started: it finds no carrier that runs.
             }
@@ -277,7 +215,7 @@ final class Carriers {
             } finally {
                 scheduling.lock.unlock();
             }
-            unregister(m);
+            CarrierTable.unregister(m);
             live.remove(m);
         }
     }
@@ -318,7 +256,7 @@ final class Carriers {
                 if (m.parked) {
                     scheduling.idle.takeCarrier(m);
                 }
-                scheduling.idle.passTimerSleep(m); // allocates nothing
+                scheduling.timers.passSleep(m); // allocates nothing
             } finally {
                 scheduling.lock.unlock();
             }
@@ -442,7 +380,7 @@ final class Carriers {
             // P and wakes someone, or we see its task here (Idle). The same for a timer that came
             // due, and for a waker that found no carrier to hand a P to (maxCarriers) and gave
             // the P back, leaving its work queued.
-            if (!scheduling.global.isEmpty() || scheduling.anyTimerDue(System.nanoTime())) {
+            if (!scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime())) {
                 Processor p = scheduling.idle.getP();
                 if (p != null) {
                     acquire(m, p);
@@ -450,7 +388,7 @@ final class Carriers {
                 }
             }
             scheduling.idle.putCarrier(m);
-            scheduling.idle.offerTimerSleep(m); // if no carrier sleeps for the timers yet, this one will
+            scheduling.timers.offerSleep(m); // if no carrier sleeps for the timers yet, this one will
         } finally {
             scheduling.lock.unlock();
         }
@@ -486,8 +424,8 @@ final class Carriers {
             if (scheduling.shutdown.isTerminated()) {
                 return null;
             }
-            if (scheduling.idle.isTimerSleeper(m)) {
-                p = sleepUntilTimer(m);
+            if (scheduling.timers.isSleeper(m)) {
+                p = scheduling.timers.sleepForTimers(m);
                 if (p != null) {
                     return p;
                 }
@@ -515,11 +453,11 @@ final class Carriers {
                 scheduling.lock.unlock();
             }
         }
-        if (scheduling.idle.isTimerSleeper(m)) {
+        if (scheduling.timers.isSleeper(m)) {
             // Holding a P now, perhaps for a long task: another parked carrier sleeps for the timers.
             scheduling.lock.lock();
             try {
-                scheduling.idle.passTimerSleep(m);
+                scheduling.timers.passSleep(m);
             } finally {
                 scheduling.lock.unlock();
             }
@@ -528,55 +466,6 @@ final class Carriers {
         return p;
     }
 
-    /**
-     * Carrier {@code m}, parked on the idle list as the timer sleeper (Go's M blocked in netpoll
-     * until {@code pollUntil}): parks until the earliest timer of any P, then takes an idle P to
-     * run the due timers, as a spinner. Returns that P, or {@code null} to be called again (woken
-     * early by an earlier timer or a waker; or the role was given up: no timers are left, or
-     * every P is busy and their holders run the timers at their next schedule).
-     */
-    private Processor sleepUntilTimer(Carrier m) {
-        long now = System.nanoTime();
-        long delay = scheduling.timerDelay(now);
-        Idle idle = scheduling.idle;
-        if (delay < 0) {
-            idle.stopTimerSleep(m);
-            return null;
-        }
-        if (delay > 0) {
-            // Publish the deadline, then look again: a timer added meanwhile either sees the new
-            // deadline (and unparks us if it is earlier) or is seen by this second look.
-            idle.timerSleepUntil(now + delay);
-            long again = scheduling.timerDelay(System.nanoTime());
-            if (again >= 0 && again < delay - (System.nanoTime() - now)) {
-                return null; // an earlier timer arrived: recompute
-            }
-            LockSupport.parkNanos(this, delay);
-            return null;
-        }
-        scheduling.lock.lock();
-        try {
-            // Handed a P meanwhile, or ending: takeNextP sees it. Or reserved by a waker, which
-            // took us off the idle list and hands us a P as soon as it has let the lock go: we
-            // must wait for that P rather than take another, or two Ps (and two spinning
-            // counts: the waker's and ours) would be ours, and one spinning count would never be
-            // given back, so that no wake-up would ever happen again (found by the soak).
-            if (m.nextP != null || !m.parked || scheduling.shutdown.isTerminated()) {
-                return null;
-            }
-            Processor p = idle.getP();
-            if (p == null) {
-                idle.stopTimerSleep(m); // every P is busy: their holders run the timers
-                return null;
-            }
-            idle.takeCarrier(m);
-            idle.stopTimerSleep(m); // it parks again soon, and offers then; sysmon nets the rest
-            idle.becomeSpinner(m);
-            return p;
-        } finally {
-            scheduling.lock.unlock();
-        }
-    }
 
     // ---------------------------------------------------------------- shutdown
 

@@ -292,7 +292,7 @@ final class Events {
         try {
             SchedulerFailureEvent event = new SchedulerFailureEvent();
             if (event.isEnabled()) {
-                Carrier m = Carriers.of(Thread.currentThread());
+                Carrier m = CarrierTable.of(Thread.currentThread());
                 if (m != null) {
                     beforeCarrierEvent(m); // on the carrier's own thread
                 }

@@ -96,7 +96,7 @@ final class FlightRecording {
             if (!new SchedLatencyEvent().isEnabled()) {
                 return;
             }
-            SchedLatency now = scheduling.latency();
+            SchedLatency now = Snapshots.latency(scheduling);
             SchedLatency before = scheduling.latencyEmitted;
             SchedLatency period = before == null ? now : now.minus(before);
             commitSchedLatency(scheduling.name, period, SchedLatencyEvent.SOURCE_ALL, period.all());
@@ -155,7 +155,7 @@ final class FlightRecording {
             if (!event.isEnabled()) {
                 return;
             }
-            SchedulerSnapshot s = scheduling.snapshot();
+            SchedulerSnapshot s = Snapshots.of(scheduling);
             event.scheduler = s.name();
             event.procs = s.procs();
             event.idleProcs = s.idleProcs();

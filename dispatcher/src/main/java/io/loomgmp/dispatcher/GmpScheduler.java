@@ -43,7 +43,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         scheduling.timerMoveFaultForTests = builder.timerMoveFault;
         scheduling.global.allocationFaultForTests = builder.allocationFault;
         if (builder.cpuToSpare != null) {
-            scheduling.sysmon.cpuToSpare = builder.cpuToSpare;
+            scheduling.sysmon.retake.cpuToSpare = builder.cpuToSpare;
         }
         if (builder.searchSpin != null) {
             scheduling.loop.searchSpinNanos = builder.searchSpin.toNanos();
@@ -107,7 +107,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      */
     public Future<?> schedule(Runnable task, long delayNanos) {
         Objects.requireNonNull(task, "task");
-        return scheduling.schedule(task, delayNanos);
+        return scheduling.timers.schedule(task, delayNanos);
     }
 
     /** Whether {@code thread} is one of this scheduler's carriers. */
@@ -117,7 +117,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
 
     /** An immutable view of the scheduler's state and cumulative counters, taken without locks. */
     public SchedulerSnapshot snapshot() {
-        return scheduling.snapshot();
+        return Snapshots.of(scheduling);
     }
 
     public String name() {
@@ -225,7 +225,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
      */
     @Override
     public String toString() {
-        return scheduling.summary();
+        return Snapshots.summary(scheduling);
     }
 
     /** Configures a {@link GmpScheduler}. Every setter checks its argument at once. */

@@ -1,7 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -40,18 +38,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the idle P (jcstress: {@code GlobalPutVsIdleRecheck}).</li>
  * </ul>
  * A task pushed to a local queue is in any case run by that queue's own P, which is busy (it is
- * running the submitter), so even a missed wake-up would make it late, never lost. The timers'
- * pair below is
- * {@code TimerAddVsSleeperPublish}.
- *
- * <h2>Sleeping for timers</h2>
- * At most one parked carrier is the <em>timer sleeper</em> (Go's M blocked in netpoll until
- * {@code pollUntil}): it parks until the earliest timer of any P, then takes an idle P and runs
- * the due timers ({@code Carriers.sleepUntilTimer}). The carrier that parks while timers exist
- * and nobody sleeps for them takes the role ({@link #offerTimerSleep}); a timer added earlier than
- * the sleeper's deadline unparks it, and one added while nobody sleeps wakes a carrier
- * ({@link #timerAdded}), which parks as the sleeper if it finds nothing to run. Both sides
- * publish first (the timer in its heap; the sleeper and its deadline) and look second.
+ * running the submitter), so even a missed wake-up would make it late, never lost. The timers
+ * have a pair of their own, the timer sleeper's ({@link Timers}).
  *
  * <h2>Failure</h2>
  * {@link #wakeP} never throws: a carrier that cannot be started is reported by
@@ -63,15 +51,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #idleCarriers} are volatile copies for lock-free reads.
  */
 final class Idle {
-    private static final VarHandle TIMER_SLEEPER;
-
-    static {
-        try {
-            TIMER_SLEEPER = MethodHandles.lookup().findVarHandle(Idle.class, "timerSleeper", Carrier.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final ReentrantLock lock;
     private final Scheduling scheduling;
@@ -80,7 +59,8 @@ final class Idle {
     /** Ps the idle list holds without growing: {@code ArrayDeque(n)} takes n without a resize. Under the lock. */
     private int idleRoom;
     /** Room for every carrier there can be ({@code maxCarriers}), so that parking never allocates. */
-    private final ArrayDeque<Carrier> idleMs;
+    /** Parked carriers, the most recently parked first (the timer sleeper's role goes to the first: {@link Timers}). */
+    final ArrayDeque<Carrier> idleMs;
     private volatile int idleProcs;
     private volatile int idleCarriers;
 
@@ -90,10 +70,6 @@ final class Idle {
     private volatile int carriers;
     /** Times a carrier parked on the idle list. */
     final LongAdder parks = new LongAdder();
-    /** The parked carrier that sleeps until the earliest timer, or null. Set under the lock, cleared by CAS. */
-    private volatile Carrier timerSleeper;
-    /** When the timer sleeper wakes up: a {@code System.nanoTime()} value. Written by the sleeper. */
-    private volatile long timerSleeperDeadline;
 
     /**
      * A carrier reserved to take a P: a parked one, or ({@code parked == null}) one to start.
@@ -244,86 +220,6 @@ final class Idle {
         }
     }
 
-    /**
-     * Must hold the scheduler lock; {@code m} was just put on the idle list. If timers exist and no
-     * carrier sleeps for them, {@code m} will: it parks until the earliest one.
-     */
-    void offerTimerSleep(Carrier m) {
-        if (timerSleeper == null) {
-            long now = System.nanoTime();
-            long delay = scheduling.timerDelay(now);
-            if (delay >= 0) {
-                timerSleeperDeadline = now + delay;
-                timerSleeper = m;
-            }
-        }
-    }
-
-    /** Any thread: whether {@code m} is the timer sleeper. */
-    boolean isTimerSleeper(Carrier m) {
-        return timerSleeper == m;
-    }
-
-    /** The timer sleeper: it parks until {@code deadline}. */
-    void timerSleepUntil(long deadline) {
-        timerSleeperDeadline = deadline;
-    }
-
-    /** Carrier {@code m} gives up the timer sleeper's role, if it has it. */
-    void stopTimerSleep(Carrier m) {
-        if (timerSleeper == m) {
-            TIMER_SLEEPER.compareAndSet(this, m, null);
-        }
-    }
-
-    /**
-     * Must hold the scheduler lock. Carrier {@code m} stops sleeping for the timers because it
-     * has work now (a waker handed it a P, perhaps for a long task), or it fails: the role
-     * goes to another parked carrier, if there is one, which is unparked to sleep until the
-     * earliest timer. Without this, a sleeper that a hand-off took for a long task left the timers
-     * of idle Ps to nobody until some carrier parked again (sysmon's rule for overdue timers is
-     * the net below this: see {@code Sysmon.retake}).
-     */
-    void passTimerSleep(Carrier m) {
-        if (timerSleeper != m) {
-            return;
-        }
-        timerSleeper = null;
-        for (Carrier next : idleMs) { // the most recently parked first: its cache is the warmest
-            if (next != m) {
-                offerTimerSleep(next);
-                if (timerSleeper == next) {
-                    next.unpark(); // its park loop sees the role (Carriers.takeNextP)
-                }
-                return;
-            }
-        }
-    }
-
-    /** Any thread: the carrier sleeping for the timers, or null. */
-    Carrier timerSleeper() {
-        return timerSleeper;
-    }
-
-    /**
-     * Any thread, after adding a timer due at {@code when} that is now the earliest of its heap
-     * (Go's wakeNetPoller). Unparks the timer sleeper if it would wake later than {@code when}.
-     * With no sleeper, wakes a carrier that will become one (unless the adder's carrier is about
-     * to park anyway: then it becomes the sleeper itself).
-     */
-    void timerAdded(long when, boolean adderWillPark) {
-        if (idleProcs == 0) {
-            scheduling.sysmon.timerAdded(when); // the P's task may be in the timer's way
-        }
-        Carrier sleeper = timerSleeper;
-        if (sleeper != null) {
-            if (when - timerSleeperDeadline < 0) {
-                sleeper.unpark();
-            }
-        } else if (!adderWillPark) {
-            wakeP();
-        }
-    }
 
     /**
      * Any thread, without the lock held: unparks every parked carrier, so that each looks again
@@ -415,7 +311,7 @@ final class Idle {
         m.spinning = false;
         spinning.decrementAndGet();
         Events.spinEnded(m, false);
-        boolean work = !scheduling.global.isEmpty() || scheduling.anyTimerDue(System.nanoTime());
+        boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
         // Every P made, retired ones too: a retired P's holder moves its queue to the global queue
         // and wakes a carrier itself, but looking costs nothing here.
         for (int i = 0, n = scheduling.allocated; !work && i < n; i++) {

@@ -30,9 +30,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * burst of submissions.)
  *
  * <h2>Failure</h2>
- * Nothing here throws, except an {@code OutOfMemoryError} in {@link #sample}'s allocation; the
- * caller catches it, reports it as a {@link SchedulerFailure.Site#LATENCY_SAMPLE} failure and
- * queues the task unsampled ({@code Scheduling.submit}).
+ * Nothing here throws, except an {@code OutOfMemoryError} in {@link #sample}'s allocation;
+ * {@link #queued} catches it, reports it as a {@link SchedulerFailure.Site#LATENCY_SAMPLE} failure
+ * and queues the task unsampled.
  */
 final class LatencySamples {
     /** Largest accepted {@code sampleEvery}. */
@@ -68,6 +68,29 @@ final class LatencySamples {
     /** Whether latencies are sampled at all. */
     boolean on() {
         return sampleEvery != 0;
+    }
+
+    /**
+     * The submitter of {@code task}, which is about to queue it, with sampling on; {@code m}: the
+     * carrier it runs on, or null. Samples the submission, one in about {@link #sampleEvery}: the
+     * task waits from now, or from its timer's due time when the loop of {@code m} is firing that
+     * timer. Returns what to queue: the task inside its sample, or the task itself. Never throws:
+     * a failure (an {@code OutOfMemoryError} allocating the sample) is reported to
+     * {@code failures} and the task is queued untimed.
+     */
+    Runnable queued(Carrier m, Runnable task, Failures failures) {
+        try {
+            if (!shouldSample(m)) {
+                return task;
+            }
+            // The timer's task runs on the carrier itself (Timers.runDue), not on a virtual thread.
+            boolean timer = m != null && m.firingTimer && m.thread == Thread.currentThread();
+            long queuedAt = timer ? m.firingTimerDue : System.nanoTime();
+            return sample(task, queuedAt, timer);
+        } catch (Throwable failure) {
+            failures.report(SchedulerFailure.Site.LATENCY_SAMPLE, failure, "the task was queued untimed");
+            return task;
+        }
     }
 
     /**

@@ -33,36 +33,26 @@ final class LoomBridgeAccess implements DispatcherAccess {
 
     @Override
     public boolean takePreemptRequest(Thread carrier) {
-        // m.p may have been handed to another carrier while m's task was blocked: only m's own P counts.
-        Carrier m = Carriers.of(carrier);
-        if (m != null && m.p != null && m.p.owner() == m && Preemption.take(m.p)) {
-            m.yieldingAtPoll = true; // on m's own OS thread: the yield that follows goes to the yielded lane
-            if (Events.on()) {
-                Events.yieldingAtPoll(m);
-                Events.preemptHonoured(m.p, m);
-            }
-            return true;
-        }
-        return false;
+        return Preemption.takeAtPoll(carrier);
     }
 
     @Override
     public void yieldAtPollFailed(Thread carrier, Throwable failure) {
         try {
-            Carrier m = Carriers.of(carrier);
+            Carrier m = CarrierTable.of(carrier);
             if (m != null) {
                 m.yieldingAtPoll = false; // on m's own OS thread: its next yield is not a preemption
                 m.scheduling.failures.report(SchedulerFailure.Site.POLL, failure,
                         "the virtual thread runs on; sysmon asks again after another time slice");
             }
         } catch (Throwable ignored) {
-            // Failures.report never throws; Carriers.of neither: nothing to do
+            // Failures.report never throws; CarrierTable.of neither: nothing to do
         }
     }
 
     @Override
     public boolean hasQueuedWork(Thread carrier) {
-        Carrier m = Carriers.of(carrier);
+        Carrier m = CarrierTable.of(carrier);
         return m != null && m.p != null && !m.p.runQueue.isEmpty();
     }
 
@@ -73,11 +63,11 @@ final class LoomBridgeAccess implements DispatcherAccess {
 
     @Override
     public int runningTasks(GmpScheduler scheduler) {
-        return scheduler.scheduling.runningTasks();
+        return Snapshots.runningTasks(scheduler.scheduling);
     }
 
     @Override
     public long queuedTasks(GmpScheduler scheduler) {
-        return scheduler.scheduling.queuedTasks();
+        return Snapshots.queuedTasks(scheduler.scheduling);
     }
 }

@@ -72,4 +72,24 @@ final class Preemption {
         }
         return false;
     }
+
+    /**
+     * A preemption poll's slow path, on carrier thread {@code carrier} (the virtual thread at the
+     * poll runs on it): takes the request of the P this carrier holds, if any; true if the
+     * virtual thread should now yield, which then goes to the yielded lane
+     * ({@code Scheduling.submit} sees {@code yieldingAtPoll}). Only the carrier's own P counts: it
+     * may have been handed to another carrier while this one's task was blocked.
+     */
+    static boolean takeAtPoll(Thread carrier) {
+        Carrier m = CarrierTable.of(carrier);
+        if (m == null || m.p == null || m.p.owner() != m || !take(m.p)) {
+            return false;
+        }
+        m.yieldingAtPoll = true; // on m's own OS thread: the yield that follows goes to the yielded lane
+        if (Events.on()) {
+            Events.yieldingAtPoll(m);
+            Events.preemptHonoured(m.p, m);
+        }
+        return true;
+    }
 }

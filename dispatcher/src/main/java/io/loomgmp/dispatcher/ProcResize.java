@@ -48,7 +48,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       idle; a retired P not given up yet is counted in {@link #retiring}; shutdown's
  *       quiescence and sysmon's "every P idle" both require {@code retiring == 0}.</li>
  *   <li><b>Timers</b>: after the lock, each retired P's heap is closed (an {@link TimerHeap#add}
- *       to it returns null, and {@code Scheduling.schedule} uses P0 instead), and its timers move
+ *       to it returns null, and {@code Timers.schedule} uses P0 instead), and its timers move
  *       one by one, as they are, to the remaining Ps ({@link TimerHeap#takeForMove},
  *       {@link TimerHeap#addMoved}, waking the timer sleeper if one is now earliest): the
  *       caller's {@code Future} is the timer that moves, so cancelling it later reaches it in
@@ -121,7 +121,7 @@ final class ProcResize {
             for (int i = 0; i < made.length; i++) {
                 made[i] = new Processor(allocated + i, s);
             }
-            s.sysmon.ensureWatches(procs); // read only for ids below allocated, published below
+            s.sysmon.retake.ensureWatches(procs); // read only for ids below allocated, published below
             s.global.ensureReserve(Math.max(procs, allocated), s.maxCarriers); // room for every P's queue
             int old;
             s.lock.lock();
@@ -146,7 +146,9 @@ final class ProcResize {
             // carriers for the new Ps.
             if (procs < old) {
                 for (int i = procs; i < old; i++) {
-                    moveTimers(s.allp[i], procs);
+                    if (!s.timers.move(s.allp[i], procs)) {
+                        strandedTimers = true;
+                    }
                 }
                 s.idle.unparkIdleCarriers();
             } else if (procs > old) {
@@ -244,7 +246,9 @@ final class ProcResize {
             int procs = s.procs; // stable: resizes are serialised by the lock we hold
             for (int i = procs, n = s.allocated; i < n; i++) {
                 if (!s.allp[i].timers.isEmpty()) {
-                    moveTimers(s.allp[i], procs);
+                    if (!s.timers.move(s.allp[i], procs)) {
+                        strandedTimers = true;
+                    }
                 }
             }
         } finally {
@@ -257,36 +261,4 @@ final class ProcResize {
         return strandedTimers;
     }
 
-    /** After the lock: moves retired {@code p}'s timers to the active Ps {@code [0, procs)}. */
-    private void moveTimers(Processor p, int procs) {
-        Scheduling s = scheduling;
-        TimerHeap heap = p.timers;
-        heap.setClosed(true);
-        Timer timer = null;
-        try {
-            for (int i = 0; (timer = heap.takeForMove()) != null; i++) {
-                if (s.timerMoveFaultForTests != null) {
-                    s.timerMoveFaultForTests.run();
-                }
-                TimerHeap to = s.allp[(p.id + i) % procs].timers;
-                if (!to.addMoved(timer)) { // cannot happen while resizes are serialised; P0 is never closed
-                    to = s.allp[0].timers;
-                    to.addMoved(timer);
-                }
-                Timer moved = timer;
-                timer = null; // in its new heap
-                if (to.isEarliest(moved)) {
-                    s.idle.timerAdded(moved.when, false); // the sleeper may sleep past it
-                }
-            }
-        } catch (Throwable failure) {
-            if (timer != null) {
-                heap.putBack(timer); // allocates nothing
-            }
-            strandedTimers = true;
-            s.failures.report(SchedulerFailure.Site.RESIZE, failure,
-                    "the timers of retired " + p + " not moved stay in its heap, which every carrier still runs;"
-                            + " sysmon moves them again");
-        }
-    }
 }

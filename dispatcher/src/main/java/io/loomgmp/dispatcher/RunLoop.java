@@ -209,7 +209,7 @@ final class RunLoop {
             if (!p.timers.isEmpty()) {
                 long now = System.nanoTime();
                 if (p.timers.hasDue(now)) {
-                    runDueTimers(m, p.timers, now);
+                    scheduling.timers.runDue(m, p.timers, now);
                 }
             }
             // 1. runnext: a hand-off from the task that just ran, or a timer's thread; shares the
@@ -259,9 +259,14 @@ final class RunLoop {
             }
             // 6. Due timers of other Ps, idle or busy (Go's stealWork runs them): their carrier
             // may be parked, blocked in a task, or deep in a time slice.
-            task = runOthersDueTimers(m, p);
-            if (task != null) {
-                return task;
+            if (scheduling.timers.runOthersDue(m, p)) {
+                task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, RunSource.RUNNEXT, false);
+                if (task == null) {
+                    task = took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, RunSource.LOCAL, true);
+                }
+                if (task != null) {
+                    return task;
+                }
             }
             // 7. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
             // nothing while the busy ones generate work.
@@ -317,7 +322,7 @@ final class RunLoop {
                 }
             }
             now = System.nanoTime();
-            if (scheduling.anyTimerDue(now)) {
+            if (scheduling.timers.anyDue(now)) {
                 return true;
             }
         } while (now - until < 0);
@@ -394,34 +399,6 @@ final class RunLoop {
     }
 
     /**
-     * Owner of {@code p}. Step 6 of {@link #findRunnable}: runs the due timers of the other Ps,
-     * then returns what they put on {@code p}, or {@code null}.
-     */
-    private Runnable runOthersDueTimers(Carrier m, Processor p) {
-        int n = scheduling.allocated; // retired Ps too: a timer that could not be moved stays there
-        if (n == 1) {
-            return null;
-        }
-        long now = 0;
-        boolean ran = false;
-        for (int i = 0; i < n; i++) {
-            Processor other = scheduling.allp[i];
-            if (other != p && !other.timers.isEmpty()) {
-                if (now == 0) {
-                    now = System.nanoTime();
-                }
-                if (other.timers.hasDue(now)) {
-                    ran |= runDueTimers(m, other.timers, now);
-                }
-            }
-        }
-        if (!ran) {
-            return null;
-        }
-        Runnable task = took(m, p, p.runQueue.pollNext(), Counter.RUNNEXT_HITS, RunSource.RUNNEXT, false);
-        return task != null ? task : took(m, p, p.runQueue.poll(), Counter.LOCAL_POPS, RunSource.LOCAL, true);
-    }
-    /**
      * Owner of {@code p}, whose ring is empty. Takes {@code min(ready/procs + 1, 128)} ready tasks
      * (Go's globrunqget): returns the first, queues the rest on {@code p}; {@code null} if none.
      */
@@ -496,47 +473,6 @@ final class RunLoop {
         return null;
     }
 
-    /**
-     * Carrier {@code m}, in its scheduling loop: runs the timers of {@code heap} (its own P's or
-     * another's) that are due at {@code now}. Their tasks run here, on the carrier; a virtual
-     * thread's timeout unparks it into this P's runnext. Returns whether any ran.
-     */
-    private boolean runDueTimers(Carrier m, TimerHeap heap, long now) {
-        boolean ran = false;
-        Timer[] due = m.dueTimers;
-        Processor p = m.p;
-        int n;
-        int room;
-        do {
-            // No more than the ring has room for: a burst of expiries must not overflow to the
-            // global queue, behind outside work; the rest stay due in the heap, first in line at
-            // the next schedule.
-            room = Math.min(due.length, RunQueue.CAPACITY - p.runQueue.size() - 1);
-            if (room <= 0) {
-                break;
-            }
-            n = heap.takeDue(now, due, room);
-            for (int i = 0; i < n; i++) {
-                Timer timer = due[i];
-                due[i] = null;
-                // What the timer's task queues was made runnable by the timer: its latency sample
-                // counts from the due time (Scheduling.submit reads these on this same thread).
-                m.firingTimer = true;
-                m.firingTimerDue = timer.when;
-                try {
-                    timer.run(); // FutureTask: a no-op if cancelled meanwhile
-                } finally {
-                    m.firingTimer = false;
-                    // As after any task (runTask): a cancel(true) that came while it ran (FutureTask
-                    // delivers that interrupt before run returns), or a task that interrupted its
-                    // own thread, must not leave the carrier interrupted for the next task.
-                    Thread.interrupted();
-                }
-                ran = true; // what the task threw was reported as it was thrown (Timer.setException)
-            }
-        } while (n == room);
-        return ran;
-    }
 
 
     /**

@@ -3,8 +3,6 @@ package io.loomgmp.dispatcher;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
@@ -46,8 +44,6 @@ import java.util.function.Function;
  * leaves the task untimed.
  */
 final class Scheduling {
-    /** Largest delay a timer accepts; longer ones are clamped (a timer that far out never fires in practice). */
-    static final long MAX_TIMER_DELAY_NANOS = Long.MAX_VALUE >> 2;
 
     final String name;
     /**
@@ -72,6 +68,7 @@ final class Scheduling {
     /** Which submissions are timed; {@code sampleEvery} 0: sampling is off. */
     final LatencySamples latencySamples;
     final Idle idle;
+    final Timers timers;
     final Shutdown shutdown = new Shutdown(this);
     final Carriers carriers;
     final ProcResize resize = new ProcResize(this);
@@ -118,6 +115,7 @@ final class Scheduling {
         this.allp = new Processor[maxCarriers];
         this.global = new GlobalQueue(failures, procs, maxCarriers);
         this.idle = new Idle(lock, this, maxCarriers);
+        this.timers = new Timers(this);
         this.carriers = new Carriers(this, carrierFactory != null ? carrierFactory : Carriers.defaultFactory(name));
         lock.lock();
         try {
@@ -188,7 +186,7 @@ final class Scheduling {
             Events.wake(this, m, p, task, yielded ? Placement.GLOBAL : placement);
         }
         // A sampled task is queued inside its sample, which carries the timestamp (LatencySamples).
-        Runnable queued = latencySamples.on() ? sampleLatency(m, task) : task;
+        Runnable queued = latencySamples.on() ? latencySamples.queued(m, task, failures) : task;
         boolean wake = true;
         boolean local = false;
         boolean inLoop = p != null && m.thread == Thread.currentThread() && p.holder == m.inLoop;
@@ -222,29 +220,6 @@ final class Scheduling {
         }
         if (wake) {
             wakeAfterQueueing(local);
-        }
-    }
-
-    /**
-     * The submitter of {@code task}, which is about to queue it, with sampling on; {@code m}: the
-     * carrier it runs on, or null. Samples the submission, one in about
-     * {@link LatencySamples#sampleEvery}: the task waits from now, or from its timer's due time
-     * when the loop of {@code m} is firing that timer. Returns what to queue: the task inside its
-     * sample, or the task itself. Never throws: a failure (an {@code OutOfMemoryError} allocating
-     * the sample) is reported and the task is queued untimed.
-     */
-    private Runnable sampleLatency(Carrier m, Runnable task) {
-        try {
-            if (!latencySamples.shouldSample(m)) {
-                return task;
-            }
-            // The timer's task runs on the carrier itself (RunLoop.runDueTimers), not on a virtual thread.
-            boolean timer = m != null && m.firingTimer && m.thread == Thread.currentThread();
-            long queuedAt = timer ? m.firingTimerDue : System.nanoTime();
-            return LatencySamples.sample(task, queuedAt, timer);
-        } catch (Throwable failure) {
-            failures.report(SchedulerFailure.Site.LATENCY_SAMPLE, failure, "the task was queued untimed");
-            return task;
         }
     }
 
@@ -294,91 +269,16 @@ final class Scheduling {
         }
     }
 
-    // ---------------------------------------------------------------- timers
-
-    /**
-     * Any thread. Runs {@code task} on a carrier once {@code delayNanos} have passed: a timer in
-     * the heap of the caller's P (any P for a thread that is not one of our carriers). The
-     * scheduling loop of whichever carrier holds that P runs it when due, or another P steals it.
-     *
-     * @throws RejectedExecutionException once the scheduler has terminated, or is closed and the
-     *         caller is not one of our carriers
-     */
-    Future<?> schedule(Runnable task, long delayNanos) {
-        Carrier m = currentCarrier();
-        // As for submit: once closed, only our carriers' tasks (the continuation of accepted
-        // work: a virtual thread that sleeps while the scheduler shuts down) add timers.
-        if (shutdown.isTerminated() || shutdown.isClosed() && m == null) {
-            throw shutdown.rejected();
-        }
-        Processor p = m != null && m.p != null ? m.p : allp[ThreadLocalRandom.current().nextInt(procs)];
-        long when = System.nanoTime() + Math.clamp(delayNanos, 0, MAX_TIMER_DELAY_NANOS);
-        Timer timer = p.timers.add(task, when);
-        if (timer == null) {
-            // p was retired (setProcs): its heap takes no more timers, its own move elsewhere.
-            // P0 is never retired.
-            p = allp[0];
-            timer = p.timers.add(task, when);
-        }
-        if (m == null && shutdown.isClosed() && timer.cancel(false)) {
-            // Raced with close (our add, then our read of closed; close's write of closed, then
-            // its read of the pending timers: one sees the other). Cancelling it tells shutdown
-            // (TimerHeap.cancelled), which may have counted it pending and now waits for it.
-            throw shutdown.rejected();
-        }
-        if (p.timers.isEarliest(timer)) {
-            // A virtual thread's timeout is added by its carrier as it unmounts: if that P has
-            // nothing else to do, the carrier is about to park, and then sleeps for this timer.
-            boolean adderWillPark = m != null && Thread.currentThread() == m.thread && m.p == p
-                    && p.runQueue.isEmpty() && global.isEmpty();
-            idle.timerAdded(when, adderWillPark);
-        }
-        return timer;
-    }
-
-    /** Any thread: delay from {@code now} to the earliest timer of any P (0 if due), or -1 if none. */
-    long timerDelay(long now) {
-        long delay = -1;
-        for (int i = 0, n = allocated; i < n; i++) { // retired Ps too: see ProcResize's failure model
-            TimerHeap heap = allp[i].timers;
-            if (!heap.isEmpty()) {
-                long d = Math.max(0, heap.nextWhen() - now);
-                if (delay < 0 || d < delay) {
-                    delay = d;
-                }
-            }
-        }
-        return delay;
-    }
-
-    /** Any thread: timers waiting to fire on every P made (cancelled ones not counted). */
-    int pendingTimers() {
-        int pending = 0;
-        for (int i = 0, n = allocated; i < n; i++) {
-            pending += allp[i].timers.pending();
-        }
-        return pending;
-    }
-
-    /** Any thread: whether a timer of any P is due at {@code now}. */
-    boolean anyTimerDue(long now) {
-        for (int i = 0, n = allocated; i < n; i++) {
-            if (allp[i].timers.hasDue(now)) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** The carrier the caller runs on, if it is ours (as the carrier locator sees it). */
     Carrier currentCarrier() {
-        Carrier m = Carriers.of(carrierLocator.currentCarrier());
+        Carrier m = CarrierTable.of(carrierLocator.currentCarrier());
         return m != null && m.scheduling == this ? m : null;
     }
 
     /** The calling thread itself, if it is one of our carriers (not a virtual thread on one). */
     Carrier currentCarrierThread() {
-        Carrier m = Carriers.of(Thread.currentThread());
+        Carrier m = CarrierTable.of(Thread.currentThread());
         return m != null && m.scheduling == this ? m : null;
     }
 
@@ -389,7 +289,7 @@ final class Scheduling {
     }
 
     boolean isOurCarrier(Thread thread) {
-        Carrier m = Carriers.of(thread);
+        Carrier m = CarrierTable.of(thread);
         return m != null && m.scheduling == this;
     }
 
@@ -430,157 +330,4 @@ final class Scheduling {
         return moved;
     }
 
-    /**
-     * Any thread, no lock: a one-line description of the scheduler's state, for
-     * {@code GmpScheduler.toString} (and so for {@code jcmd Thread.vthread_scheduler} under the
-     * agent). Racy reads: each figure is exact only at its own instant.
-     */
-    String summary() {
-        int active = procs;
-        int local = 0;
-        int timers = 0;
-        StringBuilder queues = new StringBuilder();
-        for (int i = 0; i < active; i++) {
-            Processor p = allp[i];
-            int n = p.runQueue.size() + (p.runQueue.hasNext() ? 1 : 0);
-            local += n;
-            timers += p.timers.pending();
-            queues.append(i == 0 ? "" : " ").append(n);
-        }
-        int carrierCount = idle.carriers();
-        int spinning = idle.spinning();
-        int idleCarriers = idle.idleCarriers();
-        int blocked = carriers.detached();
-        int global = this.global.size();
-        String state = shutdown.isTerminated() ? "terminated" : shutdown.isClosed() ? "closed" : "running";
-        return "GmpScheduler[" + name + ", procs=" + active + ", idle Ps=" + Math.min(active, idle.idleProcs())
-                + ", carriers=" + carrierCount + " (running " + Math.max(0, carrierCount - spinning - idleCarriers - blocked)
-                + ", spinning " + spinning + ", idle " + idleCarriers + ", blocked " + blocked + ")"
-                + ", max carriers=" + maxCarriers + ", queued=" + (global + local) + " (global " + global
-                + ", local [" + queues + "]), timers=" + timers + ", " + state + "]";
-    }
-
-    /**
-     * Any thread, no lock, no allocation: tasks waiting to run, on the global queue and in the
-     * active Ps' rings and runnext slots; racy, as {@link #summary} is.
-     */
-    long queuedTasks() {
-        long queued = global.size();
-        for (int i = 0, n = procs; i < n; i++) {
-            RunQueue q = allp[i].runQueue;
-            queued += q.size() + (q.hasNext() ? 1 : 0);
-        }
-        return queued;
-    }
-
-    /**
-     * Any thread, no lock, no allocation: tasks running now, on an active P or on a carrier
-     * whose P was handed off while it blocked.
-     */
-    int runningTasks() {
-        int running = carriers.detached();
-        for (int i = 0, n = procs; i < n; i++) {
-            Carrier m = allp[i].owner();
-            if (m != null && m.runningTask() != null) {
-                running++;
-            }
-        }
-        return running;
-    }
-
-    // ---------------------------------------------------------------- snapshot
-
-    /**
-     * {@code VT <id> <name>} for a virtual thread's task (no name if it has none), else
-     * {@code task <class>}. A {@link #taskThread} function that throws costs only the thread:
-     * the task is then described by its class.
-     */
-    String describe(Runnable task) {
-        Thread thread;
-        try {
-            thread = taskThread.apply(task);
-        } catch (Throwable failure) {
-            thread = null;
-        }
-        if (thread == null) {
-            String type = task.getClass().getName();
-            int lambda = type.indexOf("$$Lambda");
-            return "task " + (lambda < 0 ? type : type.substring(0, lambda) + " lambda");
-        }
-        String name = thread.getName();
-        return (thread.isVirtual() ? "VT " : "thread ") + thread.threadId() + (name.isEmpty() ? "" : " " + name);
-    }
-
-    /** Any thread; never throws for a task it cannot describe (see {@link #describe}). */
-    SchedulerSnapshot snapshot() {
-        // procs before allocated: allocated >= procs for any procs read (see ProcResize). The
-        // list shows the active Ps; the totals count every P ever made, so that they never go
-        // down when Ps are retired.
-        int active = procs;
-        int made = allocated;
-        List<SchedulerSnapshot.ProcessorSnapshot> ps = new ArrayList<>(active);
-        long[] totals = new long[Counter.values().length];
-        long timersFired = 0;
-        long now = System.nanoTime();
-        for (int i = 0; i < made; i++) {
-            Processor p = allp[i];
-            for (Counter c : Counter.values()) {
-                totals[c.ordinal()] += p.counted(c);
-            }
-            timersFired += p.timers.fired();
-            if (i >= active) {
-                continue;
-            }
-            Carrier m = p.owner();
-            Runnable task = m == null ? null : m.runningTask();
-            long tasksRun = p.counted(Counter.TASKS_RUN);
-            ps.add(new SchedulerSnapshot.ProcessorSnapshot(
-                    p.id, p.holder == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
-                    tasksRun, p.timers.pending(), p.preemptRequested,
-                    task == null ? null : describe(task), task == null ? -1 : sysmon.runningNanos(p, tasksRun, now)));
-        }
-        int carrierCount = idle.carriers();
-        int spinning = idle.spinning();
-        int idleCarriers = idle.idleCarriers();
-        int blocked = carriers.detached();
-        return new SchedulerSnapshot(
-                name, active, Math.min(active, idle.idleProcs()), carrierCount,
-                Math.max(0, carrierCount - spinning - idleCarriers - blocked), spinning, idleCarriers, blocked,
-                global.size(), List.copyOf(ps),
-                totals[Counter.TASKS_RUN.ordinal()],
-                totals[Counter.RUNNEXT_HITS.ordinal()],
-                totals[Counter.LOCAL_POPS.ordinal()],
-                totals[Counter.GLOBAL_GRABS.ordinal()],
-                totals[Counter.FAIRNESS_TICK_GRABS.ordinal()],
-                totals[Counter.STEALS.ordinal()],
-                totals[Counter.STOLEN_TASKS.ordinal()],
-                totals[Counter.OVERFLOWS.ordinal()],
-                idle.parks.sum(),
-                totals[Counter.SPINS.ordinal()],
-                sysmon.preemptRequests.sum(),
-                carriers.handoffs.sum(),
-                timersFired,
-                failures.count(),
-                shutdown.isTerminated(),
-                latency());
-    }
-
-    /** Any thread: the scheduling latencies recorded so far, summed over the Ps' recorders. */
-    SchedLatency latency() {
-        int sources = RunSource.ALL.length;
-        long[][] counts = new long[sources][LatencyHistogram.BUCKETS];
-        long[] totals = new long[sources];
-        long[] maxima = new long[sources];
-        for (int i = 0, n = allocated; i < n; i++) {
-            LatencyRecorder recorder = allp[i].latencyRecorderIfAny();
-            if (recorder != null) {
-                recorder.addTo(counts, totals, maxima);
-            }
-        }
-        LatencyHistogram[] bySource = new LatencyHistogram[sources];
-        for (int i = 0; i < sources; i++) {
-            bySource[i] = new LatencyHistogram(counts[i], totals[i], maxima[i]);
-        }
-        return SchedLatency.of(latencySamples.sampleEvery, bySource);
-    }
 }

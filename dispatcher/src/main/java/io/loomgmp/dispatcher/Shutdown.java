@@ -78,7 +78,7 @@ final class Shutdown {
                 && scheduling.carriers.detached() == 0
                 && scheduling.resize.retiring() == 0 // a retired P still held may hold queued work
                 && !scheduling.resize.isResizing() // a timer being moved is in no heap
-                && scheduling.pendingTimers() == 0;
+                && scheduling.timers.pending() == 0;
     }
 
     /**

@@ -155,7 +155,7 @@ class FlightRecordingTest {
                         + ": " + byType.get("loomgmp.Handoff")));
         assertTrue(handoff.getLong("toCarrier") != handoff.getLong("fromCarrier") && handoff.getLong("toCarrier") != 0,
                 "given to another carrier: " + handoff);
-        assertTrue(handoff.getDuration("blockedNanos").toNanos() >= Sysmon.HANDOFF_AFTER_NANOS, handoff.toString());
+        assertTrue(handoff.getDuration("blockedNanos").toNanos() >= BlockedCheck.HANDOFF_AFTER_NANOS, handoff.toString());
 
         assertTrue(byType.get("loomgmp.SchedTrace").stream().anyMatch(e -> e.getString("scheduler").equals("jfrtest")
                 && e.getInt("procs") == 2 && e.getString("localQueues").split(" ").length == 2), "SchedTrace of jfrtest");

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Work from outside that waits while every P runs a long task, on the global queue or in a P's
  * ring where a batch from the global queue moved it: sysmon asks a long task to give way once the
- * work has waited {@link Sysmon#GIVE_WAY_AFTER_NANOS}, long before the time slice ends, and not
+ * work has waited {@link Retake#GIVE_WAY_AFTER_NANOS}, long before the time slice ends, and not
  * before (a task about to end may free the P by itself).
  */
 class GiveWayTest {
@@ -53,7 +53,7 @@ class GiveWayTest {
             long waited = gaveWayAt.get() - submittedAt.get();
             assertTrue(gaveWayAt.get() != 0, "the long task never gave way\n" + s.snapshot());
             // A lower bound only: sysmon may be late on a loaded machine, never early.
-            assertTrue(waited >= Sysmon.GIVE_WAY_AFTER_NANOS,
+            assertTrue(waited >= Retake.GIVE_WAY_AFTER_NANOS,
                     "the long task gave way " + waited / 1_000 + " us after the work came, before it waited 1 ms\n" + s.snapshot());
         }
     }
@@ -104,7 +104,7 @@ class GiveWayTest {
             assertTrue(gaveWayAt.get() != 0, "the long task never gave way to the batch behind it\n" + s.snapshot());
             long waited = gaveWayAt.get() - longStartedAt.get();
             // A lower bound only: sysmon may be late on a loaded machine, never early.
-            assertTrue(waited >= Sysmon.GIVE_WAY_AFTER_NANOS,
+            assertTrue(waited >= Retake.GIVE_WAY_AFTER_NANOS,
                     "the long task gave way " + waited / 1_000 + " us after the batch was taken, before it waited 1 ms\n" + s.snapshot());
         }
     }

@@ -88,13 +88,13 @@ class HandoffTest {
         // young to tell" cut-off) and must leave their Ps alone.
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
             computeAndSubmit(s, BOUND);
-            assertTrue(s.scheduling.sysmon.blockedChecks > 0, "sysmon never looked at whether a carrier blocks\n" + s.snapshot());
+            assertTrue(s.scheduling.sysmon.retake.blockedChecks > 0, "sysmon never looked at whether a carrier blocks\n" + s.snapshot());
             assertEquals(0, s.snapshot().handoffs(), s.snapshot().toString());
         }
     }
 
     /**
-     * 2,000 tasks that compute for 300 µs (longer than sysmon's {@link Sysmon#HANDOFF_AFTER_NANOS},
+     * 2,000 tasks that compute for 300 µs (longer than sysmon's {@link BlockedCheck#HANDOFF_AFTER_NANOS},
      * so that it looks at whether they block) and submit to the global queue; waits for them all.
      */
     static void computeAndSubmit(GmpScheduler s, Duration bound) {
@@ -267,9 +267,9 @@ class HandoffTest {
             Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2 && s.snapshot().idleProcs() == 2, BOUND, s,
                     "both carriers parked");
             java.util.concurrent.Future<?> far = s.schedule(() -> { }, TimeUnit.HOURS.toNanos(1));
-            Probe.awaitTrue(() -> s.scheduling.idle.timerSleeper() != null && s.snapshot().idleCarriers() == 2,
+            Probe.awaitTrue(() -> s.scheduling.timers.sleeper() != null && s.snapshot().idleCarriers() == 2,
                     BOUND, s, "a timer sleeper, parked");
-            Carrier sleeper = s.scheduling.idle.timerSleeper();
+            Carrier sleeper = s.scheduling.timers.sleeper();
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch hold = new CountDownLatch(1);
             try {
@@ -291,7 +291,7 @@ class HandoffTest {
                 scheduling.idle.handTo(reserved, p, false);
                 Probe.await(running, BOUND, s, "the old sleeper's long task");
                 Probe.awaitTrue(() -> {
-                    Carrier now = s.scheduling.idle.timerSleeper();
+                    Carrier now = s.scheduling.timers.sleeper();
                     return now != null && now != sleeper;
                 }, BOUND, s, "the other carrier sleeping for the timer");
             } finally {
@@ -332,7 +332,7 @@ class HandoffTest {
             Probe.await(aEntered, BOUND, s, "A entering the monitor, once B ran on a carrier A's P was handed to");
             long took = System.nanoTime() - start;
             assertTrue(s.snapshot().handoffs() >= 1, s.snapshot().toString());
-            assertTrue(took >= Sysmon.FUTEX_HANDOFF_AFTER_NANOS, "handed off before a monitor wait counts: " + took);
+            assertTrue(took >= BlockedCheck.FUTEX_HANDOFF_AFTER_NANOS, "handed off before a monitor wait counts: " + took);
             holder.join();
         }
     }

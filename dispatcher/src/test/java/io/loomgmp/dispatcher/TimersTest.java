@@ -351,10 +351,10 @@ class TimersTest {
         try (GmpScheduler s = GmpScheduler.builder().procs(2).name("reserved").withoutSysmon().build()) {
             Future<?> far = s.schedule(() -> { }, java.util.concurrent.TimeUnit.HOURS.toNanos(1));
             try {
-                Probe.awaitTrue(() -> s.scheduling.idle.timerSleeper() != null && s.snapshot().idleProcs() == 2
+                Probe.awaitTrue(() -> s.scheduling.timers.sleeper() != null && s.snapshot().idleProcs() == 2
                         && s.snapshot().idleCarriers() == s.snapshot().carriers(), BOUND, s,
                         "every carrier parked, one as the timer sleeper");
-                Carrier sleeper = s.scheduling.idle.timerSleeper();
+                Carrier sleeper = s.scheduling.timers.sleeper();
                 Scheduling scheduling = s.scheduling;
                 Processor p;
                 Idle.Reservation reserved = null;

@@ -33,7 +33,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *     m.spinning = false;
  *     spinning.decrementAndGet();
  *     ...
- *     boolean work = !scheduling.global.isEmpty() || scheduling.anyTimerDue(System.nanoTime());
+ *     boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
  *     for (int i = 0; !work &amp;&amp; i &lt; scheduling.procs; i++) {
  *         work = !scheduling.allp[i].runQueue.isEmpty();
  *     }
