@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.CarrierLocator;
 import io.loomgmp.dispatcher.loom.SharedSecrets;
 
 import java.time.Duration;
@@ -70,7 +71,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
 
     /**
      * Runs {@code task} on this scheduler, queued where {@code placement} says when the caller
-     * runs on one of its carriers (as the {@link CarrierLocator} sees it); from any other thread
+     * runs on one of its carriers (the Loom bridge sees through a virtual thread to its carrier); from any other thread
      * the task goes to the global queue. This is the submission path the Loom bridge uses:
      * {@link Placement#RUNNEXT} for a virtual thread unparked or started by another,
      * {@link Placement#YIELD} for one that yields.
@@ -237,11 +238,11 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private String name = "gmp";
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = new Thread.UncaughtExceptionHandler() {
             @Override
-            public void uncaughtException(Thread carrier, Throwable failure) { // not a lambda: see CarrierLocator
+            public void uncaughtException(Thread carrier, Throwable failure) { // not a lambda: see CarrierLocator.CURRENT_THREAD
                 printFailure(carrier, failure);
             }
         };
-        private CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
+        private final CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
         private ThreadFactory threadFactory; // null: daemon threads named <name>-M<n>
         private boolean sysmon = true;
         private int latencySample = LatencySamples.DEFAULT_SAMPLE_EVERY;
@@ -409,12 +410,6 @@ public final class GmpScheduler implements Executor, AutoCloseable {
          */
         Builder searchSpin(Duration wait) {
             this.searchSpin = wait;
-            return this;
-        }
-
-        /** See {@link CarrierLocator}. Default: {@link CarrierLocator#CURRENT_THREAD}. */
-        public Builder carrierLocator(CarrierLocator locator) {
-            this.carrierLocator = Objects.requireNonNull(locator, "locator");
             return this;
         }
 

@@ -57,7 +57,7 @@ public final class LatencyHistogram {
     }
 
     /** The bucket that holds {@code nanos}; a negative value counts as 0. */
-    public static int bucketOf(long nanos) {
+    static int bucketOf(long nanos) {
         if (nanos < 1L << MIN_EXPONENT) {
             return 0;
         }

@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.CarrierLocator;
 import io.loomgmp.dispatcher.loom.DispatcherAccess;
 import io.loomgmp.dispatcher.loom.LoomSupport;
 

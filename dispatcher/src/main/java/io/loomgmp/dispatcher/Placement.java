@@ -3,7 +3,7 @@ package io.loomgmp.dispatcher;
 /**
  * Where {@link GmpScheduler#submit(Runnable, Placement)} queues a task. The placement only
  * matters when the submitting code runs on one of the scheduler's carriers (as located by the
- * {@link CarrierLocator}); from any other thread every task goes to the global queue and wakes an
+ * {@code CarrierLocator}); from any other thread every task goes to the global queue and wakes an
  * idle P.
  */
 public enum Placement {

@@ -1,7 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import java.util.concurrent.ThreadLocalRandom;
-
 /**
  * The scheduling loop of a carrier (Go's {@code schedule}/{@code findRunnable}; Tokio's
  * {@code worker.rs}): find a task, run it, repeat; give up the P and park when there is nothing.
@@ -69,39 +67,15 @@ final class RunLoop {
     long searchSpinNanos = SEARCH_SPIN_NANOS;
     /** {@code Thread.onSpinWait} calls between two looks at the queues during that wait (about a microsecond). */
     static final int SEARCH_SPINS_PER_LOOK = 32;
-    /** Steal passes over the other Ps before giving up (Go's stealTries). */
-    static final int STEAL_PASSES = 4;
-    /**
-     * How long a thief waits before taking a running victim's runnext: the victim is most likely
-     * about to run it (a hand-off in progress), and a steal would cost it its warm cache. Go
-     * sleeps 3 µs; we spin, as a parkNanos this short oversleeps by tens of microseconds.
-     */
-    static final long RUNNEXT_GRACE_NANOS = 3_000;
 
     private final Scheduling scheduling;
     private final Idle idle;
-    /**
-     * The random victim orders for the Ps made so far; replaced when more Ps are made
-     * ({@link ProcResize}). A plain field: the object is immutable with final fields, so a thief
-     * that reads a stale or a fresh one sees it whole, and a stale one is replaced at its next use.
-     */
-    private StealOrder stealOrder;
-
-    /** Strides coprime with {@code procs}, so that {@code i = (i + stride) % procs} visits every P once (Go's randomOrder). */
-    private static final class StealOrder {
-        final int procs;
-        final int[] strides;
-
-        StealOrder(int procs) {
-            this.procs = procs;
-            this.strides = coprimesOf(procs);
-        }
-    }
+    private final Stealing stealing;
 
     RunLoop(Scheduling scheduling) {
         this.scheduling = scheduling;
         this.idle = scheduling.idle;
-        this.stealOrder = new StealOrder(scheduling.allocated);
+        this.stealing = new Stealing(scheduling);
     }
 
     /** Carrier {@code m}'s loop: take the handed P, then find and run tasks until it ends. */
@@ -274,7 +248,7 @@ final class RunLoop {
                 if (!m.spinning) {
                     idle.startSpinning(m, p);
                 }
-                task = took(m, p, stealWork(m, p), null, RunSource.STOLEN, true);
+                task = took(m, p, stealing.stealWork(m, p), null, RunSource.STOLEN, true);
                 if (task != null) {
                     return task;
                 }
@@ -431,51 +405,6 @@ final class RunLoop {
     }
 
     /**
-     * Up to {@link #STEAL_PASSES} passes over the other busy Ps in a random order; takes half of
-     * the first non-empty ring found. Victims' runnext only on the last pass.
-     */
-    private Runnable stealWork(Carrier m, Processor p) {
-        // Every P made: a retired P still held has a queue worth stealing (its task may run for
-        // a while before its carrier gives it up); an idle or given-up one is skipped below.
-        int n = scheduling.allocated;
-        if (n == 1) {
-            return null;
-        }
-        StealOrder order = stealOrder;
-        if (order.procs != n) {
-            order = new StealOrder(n);
-            stealOrder = order; // racy but safe: immutable, final fields; the same for every writer
-        }
-        int[] stealStrides = order.strides;
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        for (int pass = 0; pass < STEAL_PASSES; pass++) {
-            boolean lastPass = pass == STEAL_PASSES - 1;
-            int start = random.nextInt(n);
-            int stride = stealStrides[random.nextInt(stealStrides.length)];
-            for (int k = 0, i = start; k < n; k++, i = (i + stride) % n) {
-                Processor victim = scheduling.allp[i];
-                if (victim == p || victim.holder == null) {
-                    continue; // idle Ps have empty queues
-                }
-                int before = p.runQueue.size();
-                Runnable task = p.runQueue.stealHalfFrom(victim.runQueue, lastPass, RUNNEXT_GRACE_NANOS);
-                if (task != null) {
-                    int stolen = p.runQueue.size() - before + 1;
-                    p.count(Counter.STEALS);
-                    p.count(Counter.STOLEN_TASKS, stolen);
-                    if (Events.on()) {
-                        Events.steal(m, p, victim, stolen);
-                    }
-                    return task;
-                }
-            }
-        }
-        return null;
-    }
-
-
-
-    /**
      * Owner of {@code p}: accounts for {@code task}, just taken (or null: nothing was), in
      * {@code counter} and the run's {@code source} (for the run event and the latency sample);
      * {@code newSlice}: it starts a new time slice (everything but runnext does). Returns
@@ -502,27 +431,4 @@ final class RunLoop {
         idle.putP(p);
     }
 
-    /** Strides coprime with n, so that {@code i = (i + stride) % n} visits every P once (Go's randomOrder). */
-    private static int[] coprimesOf(int n) {
-        int count = 0;
-        for (int i = 1; i <= n; i++) {
-            count += gcd(i, n) == 1 ? 1 : 0;
-        }
-        int[] strides = new int[count]; // an array filled in a loop: a stream here cost every start-up its classes
-        for (int i = 1, next = 0; i <= n; i++) {
-            if (gcd(i, n) == 1) {
-                strides[next++] = i;
-            }
-        }
-        return strides;
-    }
-
-    private static int gcd(int a, int b) {
-        while (b != 0) {
-            int t = a % b;
-            a = b;
-            b = t;
-        }
-        return a;
-    }
 }

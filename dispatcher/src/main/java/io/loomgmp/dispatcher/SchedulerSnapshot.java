@@ -6,97 +6,357 @@ import java.util.stream.Collectors;
 
 /**
  * An immutable view of a {@link GmpScheduler}: its Ps, carriers, queues, cumulative counters and
- * scheduling latencies.
- * Taken without locks, so the figures are each exact at some moment but not all at the same one.
+ * scheduling latencies ({@link GmpScheduler#snapshot()}). Taken without locks, so the figures are
+ * each exact at some moment but not all at the same one. The counters only grow, over the
+ * scheduler's life and every P it ever made, so two snapshots give rates.
  *
- * @param name              the scheduler's name
- * @param procs             number of Ps
- * @param idleProcs         Ps on the idle list
- * @param carriers          carrier threads alive
- * @param runningCarriers   carriers holding a P, neither spinning nor parked (running tasks, or
- *                          in transit)
- * @param spinningCarriers  carriers searching for work
- * @param idleCarriers      carriers parked on the idle list
- * @param blockedCarriers   carriers still in a task whose P sysmon handed to another carrier
- * @param globalQueueLength tasks on the global queue
- * @param processors        one entry per P, by id
- * @param tasksRun          tasks run, over all Ps
- * @param runnextHits       tasks taken from {@code runnext} (LIFO hand-offs)
- * @param localPops         tasks taken from local rings
- * @param globalGrabs       tasks taken from the global queue in batches (local queue empty)
- * @param fairnessTickGrabs tasks taken from the global queue on the fairness tick
- * @param steals            successful steals
- * @param stolenTasks       tasks moved by steals
- * @param overflows         times a full local ring moved half of itself to the global queue
- * @param parks             times a carrier parked on the idle list
- * @param spins             times a carrier started spinning
- * @param preemptRequests   times sysmon asked a P's running task to give the P up
- * @param handoffs          times sysmon took a P from a carrier blocked in a task and handed it
- *                          to another carrier
- * @param timersFired       timers run (a virtual thread's sleep or timeout that expired)
- * @param failures          failures inside the scheduler itself (not in tasks) that it recovered
- *                          from: carriers that could not be started or that failed, sysmon
- *                          rounds that failed, events that could not be recorded (see
- *                          {@link SchedulerFailure})
- * @param terminated        whether the scheduler has terminated: closed, every task run, every
- *                          carrier told to end
- * @param latency           scheduling latency, cumulative: how long sampled tasks waited, runnable,
- *                          for a carrier, in all and by where they waited (see {@link SchedLatency})
+ * <p>Only the scheduler makes snapshots (there is no public constructor), so that a figure added
+ * later is only a new method here.
  */
-public record SchedulerSnapshot(
-        String name,
-        int procs,
-        int idleProcs,
-        int carriers,
-        int runningCarriers,
-        int spinningCarriers,
-        int idleCarriers,
-        int blockedCarriers,
-        int globalQueueLength,
-        List<ProcessorSnapshot> processors,
-        long tasksRun,
-        long runnextHits,
-        long localPops,
-        long globalGrabs,
-        long fairnessTickGrabs,
-        long steals,
-        long stolenTasks,
-        long overflows,
-        long parks,
-        long spins,
-        long preemptRequests,
-        long handoffs,
-        long timersFired,
-        long failures,
-        boolean terminated,
-        SchedLatency latency) {
+public final class SchedulerSnapshot {
+    private final String name;
+    private final int procs;
+    private final int idleProcs;
+    private final int carriers;
+    private final int runningCarriers;
+    private final int spinningCarriers;
+    private final int idleCarriers;
+    private final int blockedCarriers;
+    private final int globalQueueLength;
+    private final List<ProcessorSnapshot> processors;
+    private final long tasksRun;
+    private final long runnextHits;
+    private final long localPops;
+    private final long globalGrabs;
+    private final long fairnessTickGrabs;
+    private final long steals;
+    private final long stolenTasks;
+    private final long overflows;
+    private final long parks;
+    private final long spins;
+    private final long preemptRequests;
+    private final long handoffs;
+    private final long timersFired;
+    private final long failures;
+    private final boolean terminated;
+    private final SchedLatency latency;
 
-    public SchedulerSnapshot {
-        processors = List.copyOf(processors);
-        Objects.requireNonNull(latency, "latency");
+    SchedulerSnapshot(String name, int procs, int idleProcs, int carriers, int runningCarriers, int spinningCarriers, int idleCarriers, int blockedCarriers, int globalQueueLength, List<ProcessorSnapshot> processors, long tasksRun, long runnextHits, long localPops, long globalGrabs, long fairnessTickGrabs, long steals, long stolenTasks, long overflows, long parks, long spins, long preemptRequests, long handoffs, long timersFired, long failures, boolean terminated, SchedLatency latency) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.procs = procs;
+        this.idleProcs = idleProcs;
+        this.carriers = carriers;
+        this.runningCarriers = runningCarriers;
+        this.spinningCarriers = spinningCarriers;
+        this.idleCarriers = idleCarriers;
+        this.blockedCarriers = blockedCarriers;
+        this.globalQueueLength = globalQueueLength;
+        this.processors = List.copyOf(processors);
+        this.tasksRun = tasksRun;
+        this.runnextHits = runnextHits;
+        this.localPops = localPops;
+        this.globalGrabs = globalGrabs;
+        this.fairnessTickGrabs = fairnessTickGrabs;
+        this.steals = steals;
+        this.stolenTasks = stolenTasks;
+        this.overflows = overflows;
+        this.parks = parks;
+        this.spins = spins;
+        this.preemptRequests = preemptRequests;
+        this.handoffs = handoffs;
+        this.timersFired = timersFired;
+        this.failures = failures;
+        this.terminated = terminated;
+        this.latency = Objects.requireNonNull(latency, "latency");
     }
 
     /**
-     * One P.
-     *
-     * @param id               the P's index, 0 to procs - 1
-     * @param idle             whether it is on the idle list (or being handed to a carrier)
-     * @param localQueueLength tasks in its ring, not counting runnext
-     * @param runnextOccupied  whether its runnext slot holds a task
-     * @param schedtick        schedules that started a new time slice
-     * @param tasksRun         tasks run on it
-     * @param pendingTimers    timers waiting in its heap, cancelled ones not counted
-     * @param preemptRequested whether sysmon's request that its running task give it up is open
-     * @param running          the task it is running now, or null: {@code VT <id> <name>} for a
-     *                         virtual thread (no name if it has none), else {@code task <class>}
-     * @param runningNanos     how long that task has been running, as sysmon saw it: from sysmon's
-     *                         first look at it, so short by up to one look's interval (at most
-     *                         10 ms while a P is busy); 0 if sysmon has not looked at it yet; -1
-     *                         when it runs no task, or sysmon is off
+     * The scheduler's name.
      */
-    public record ProcessorSnapshot(int id, boolean idle, int localQueueLength, boolean runnextOccupied,
-                                    long schedtick, long tasksRun, int pendingTimers, boolean preemptRequested,
-                                    String running, long runningNanos) {
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Number of Ps.
+     */
+    public int procs() {
+        return procs;
+    }
+
+    /**
+     * Ps on the idle list.
+     */
+    public int idleProcs() {
+        return idleProcs;
+    }
+
+    /**
+     * Carrier threads alive.
+     */
+    public int carriers() {
+        return carriers;
+    }
+
+    /**
+     * Carriers holding a P, neither spinning nor parked (running tasks, or in transit)
+     */
+    public int runningCarriers() {
+        return runningCarriers;
+    }
+
+    /**
+     * Carriers searching for work.
+     */
+    public int spinningCarriers() {
+        return spinningCarriers;
+    }
+
+    /**
+     * Carriers parked on the idle list.
+     */
+    public int idleCarriers() {
+        return idleCarriers;
+    }
+
+    /**
+     * Carriers still in a task whose P sysmon handed to another carrier.
+     */
+    public int blockedCarriers() {
+        return blockedCarriers;
+    }
+
+    /**
+     * Tasks on the global queue.
+     */
+    public int globalQueueLength() {
+        return globalQueueLength;
+    }
+
+    /**
+     * One entry per P, by id.
+     */
+    public List<ProcessorSnapshot> processors() {
+        return processors;
+    }
+
+    /**
+     * Tasks run, over all Ps.
+     */
+    public long tasksRun() {
+        return tasksRun;
+    }
+
+    /**
+     * Tasks taken from {@code runnext} (LIFO hand-offs)
+     */
+    public long runnextHits() {
+        return runnextHits;
+    }
+
+    /**
+     * Tasks taken from local rings.
+     */
+    public long localPops() {
+        return localPops;
+    }
+
+    /**
+     * Tasks taken from the global queue because the local ring was empty: batches of ready tasks
+     * (Go's {@code globrunqget}) and yielded tasks one at a time.
+     */
+    public long globalGrabs() {
+        return globalGrabs;
+    }
+
+    /**
+     * Tasks taken from the global queue ahead of the local ring: on the fairness tick (every 61st
+     * schedule, as in Go), and also whenever ready work had waited 200 µs since this P last took
+     * any (the time bound that keeps outside work from waiting behind local work)
+     */
+    public long fairnessTickGrabs() {
+        return fairnessTickGrabs;
+    }
+
+    /**
+     * Successful steals.
+     */
+    public long steals() {
+        return steals;
+    }
+
+    /**
+     * Tasks moved by steals.
+     */
+    public long stolenTasks() {
+        return stolenTasks;
+    }
+
+    /**
+     * Times a full local ring moved half of itself to the global queue.
+     */
+    public long overflows() {
+        return overflows;
+    }
+
+    /**
+     * Times a carrier parked on the idle list.
+     */
+    public long parks() {
+        return parks;
+    }
+
+    /**
+     * Times a carrier started spinning.
+     */
+    public long spins() {
+        return spins;
+    }
+
+    /**
+     * Times sysmon asked a P's running task to give the P up.
+     */
+    public long preemptRequests() {
+        return preemptRequests;
+    }
+
+    /**
+     * Times sysmon took a P from a carrier blocked in a task and handed it to another carrier.
+     */
+    public long handoffs() {
+        return handoffs;
+    }
+
+    /**
+     * Timers run (a virtual thread's sleep or timeout that expired)
+     */
+    public long timersFired() {
+        return timersFired;
+    }
+
+    /**
+     * Failures inside the scheduler itself (not in tasks) that it recovered from: carriers that
+     * could not be started or that failed, sysmon rounds that failed, events that could not be
+     * recorded (see {@link SchedulerFailure})
+     */
+    public long failures() {
+        return failures;
+    }
+
+    /**
+     * Whether the scheduler has terminated: closed, every task run, every carrier told to end.
+     */
+    public boolean terminated() {
+        return terminated;
+    }
+
+    /**
+     * Scheduling latency, cumulative: how long sampled tasks waited, runnable, for a carrier, in
+     * all and by where they waited (see {@link SchedLatency})
+     */
+    public SchedLatency latency() {
+        return latency;
+    }
+
+    /** One P, as the snapshot saw it. Only the scheduler makes them. */
+    public static final class ProcessorSnapshot {
+        private final int id;
+        private final boolean idle;
+        private final int localQueueLength;
+        private final boolean runnextOccupied;
+        private final long schedtick;
+        private final long tasksRun;
+        private final int pendingTimers;
+        private final boolean preemptRequested;
+        private final String running;
+        private final long runningNanos;
+
+        ProcessorSnapshot(int id, boolean idle, int localQueueLength, boolean runnextOccupied, long schedtick, long tasksRun, int pendingTimers, boolean preemptRequested, String running, long runningNanos) {
+            this.id = id;
+            this.idle = idle;
+            this.localQueueLength = localQueueLength;
+            this.runnextOccupied = runnextOccupied;
+            this.schedtick = schedtick;
+            this.tasksRun = tasksRun;
+            this.pendingTimers = pendingTimers;
+            this.preemptRequested = preemptRequested;
+            this.running = running;
+            this.runningNanos = runningNanos;
+        }
+
+        /**
+         * The P's index, 0 to procs - 1.
+         */
+        public int id() {
+            return id;
+        }
+
+        /**
+         * Whether it is on the idle list (or being handed to a carrier)
+         */
+        public boolean idle() {
+            return idle;
+        }
+
+        /**
+         * Tasks in its ring, not counting runnext.
+         */
+        public int localQueueLength() {
+            return localQueueLength;
+        }
+
+        /**
+         * Whether its runnext slot holds a task.
+         */
+        public boolean runnextOccupied() {
+            return runnextOccupied;
+        }
+
+        /**
+         * Schedules that started a new time slice.
+         */
+        public long schedtick() {
+            return schedtick;
+        }
+
+        /**
+         * Tasks run on it.
+         */
+        public long tasksRun() {
+            return tasksRun;
+        }
+
+        /**
+         * Timers waiting in its heap, cancelled ones not counted.
+         */
+        public int pendingTimers() {
+            return pendingTimers;
+        }
+
+        /**
+         * Whether sysmon's request that its running task give it up is open.
+         */
+        public boolean preemptRequested() {
+            return preemptRequested;
+        }
+
+        /**
+         * The task it is running now, or null: {@code VT <id> <name>} for a virtual thread (no name
+         * if it has none), else {@code task <class>}.
+         */
+        public String running() {
+            return running;
+        }
+
+        /**
+         * How long that task has been running, as sysmon saw it: from sysmon's first look at it, so
+         * short by up to one look's interval (at most 10 ms while a P is busy); 0 if sysmon has not
+         * looked at it yet; -1 when it runs no task, or sysmon is off.
+         */
+        public long runningNanos() {
+            return runningNanos;
+        }
+
         /** Queued tasks including runnext, as Go's schedtrace counts them. */
         public int runnable() {
             return localQueueLength + (runnextOccupied ? 1 : 0);

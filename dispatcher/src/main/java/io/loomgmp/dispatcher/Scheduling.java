@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.CarrierLocator;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.loomgmp.bridge;
 
-import io.loomgmp.dispatcher.CarrierLocator;
+import io.loomgmp.dispatcher.loom.CarrierLocator;
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.Placement;
 import io.loomgmp.dispatcher.loom.LoomSupport;

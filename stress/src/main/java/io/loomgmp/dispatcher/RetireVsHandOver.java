@@ -1,5 +1,6 @@
 package io.loomgmp.dispatcher;
 
+import io.loomgmp.dispatcher.loom.CarrierLocator;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;

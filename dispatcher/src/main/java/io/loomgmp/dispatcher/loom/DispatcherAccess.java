@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher.loom;
 
-import io.loomgmp.dispatcher.CarrierLocator;
 import io.loomgmp.dispatcher.GmpScheduler;
 
 import java.util.function.Function;

@@ -1,4 +1,4 @@
-package io.loomgmp.dispatcher;
+package io.loomgmp.dispatcher.loom;
 
 /**
  * Tells the scheduler which thread carries the calling code. The default answers
