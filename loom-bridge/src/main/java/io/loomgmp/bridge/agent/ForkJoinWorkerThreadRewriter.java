@@ -2,6 +2,11 @@ package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.classfile.ClassPatch;
 
+import static io.loomgmp.bridge.classfile.Bytecode.ICONST_1;
+import static io.loomgmp.bridge.classfile.Bytecode.IFEQ;
+import static io.loomgmp.bridge.classfile.Bytecode.INVOKESTATIC;
+import static io.loomgmp.bridge.classfile.Bytecode.IRETURN;
+
 /**
  * Prefixes {@code ForkJoinWorkerThread.hasKnownQueuedWork()} with GMP's answer
  * ({@link QueuedWorkHook}):
@@ -40,11 +45,11 @@ final class ForkJoinWorkerThreadRewriter extends JdkClassRewriter {
         }
         int hook = patch.methodref(QueuedWorkHook.INTERNAL_NAME, QueuedWorkHook.METHOD, QueuedWorkHook.METHOD_DESCRIPTOR);
         byte[] prefix = {
-            (byte) 0xB8, (byte) (hook >> 8), (byte) hook,    // 0: invokestatic hook.queuedWork
-            (byte) 0x99, 0, 5,                               // 3: ifeq 8
-            0x04,                                            // 6: iconst_1
-            (byte) 0xAC,                                     // 7: ireturn
-        };                                                   // 8: the JDK's body ("original")
+            (byte) INVOKESTATIC, (byte) (hook >> 8), (byte) hook, // 0: invokestatic hook.queuedWork
+            (byte) IFEQ, 0, 5,                                    // 3: ifeq 8
+            ICONST_1,                                             // 6: iconst_1
+            (byte) IRETURN,                                       // 7: ireturn
+        };                                                        // 8: the JDK's body ("original")
         patch.prefix(target, prefix, 1, ClassPatch.sameFrame(8));
         return new Rewrite(patch.toBytes(), 1);
     }

@@ -1,6 +1,9 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.classfile.Bytecode;
 import io.loomgmp.bridge.classfile.ClassPatch;
+import io.loomgmp.bridge.classfile.UnsupportedShape;
+
 import java.io.PrintStream;
 import java.util.List;
 
@@ -41,13 +44,13 @@ final class JcmdSchedulerRewriter extends LazyJdkClassRewriter {
     Rewrite rewrite(ClassPatch patch, ClassPatch.Method target) {
         List<Integer> calls = patch.interfaceCalls(target, JAVA_LANG_ACCESS, DEFAULT_SCHEDULER);
         if (calls.size() != 1) {
-            throw new ClassPatch.Unsupported(METHOD + " calls " + DEFAULT_SCHEDULER + " " + calls.size() + " times, expected once");
+            throw new UnsupportedShape(METHOD + " calls " + DEFAULT_SCHEDULER + " " + calls.size() + " times, expected once");
         }
         int hook = patch.methodref(SchedulerHook.INTERNAL_NAME, SchedulerHook.METHOD, SchedulerHook.METHOD_DESCRIPTOR);
         patch.replaceSameSize(calls.get(0), new byte[] {
-            0x57,                                                        // pop: the JavaLangAccess
-            (byte) ClassPatch.INVOKESTATIC, (byte) (hook >> 8), (byte) hook, // the GMP executor
-            0x00,                                                        // nop
+            Bytecode.POP,                                                // pop: the JavaLangAccess
+            (byte) Bytecode.INVOKESTATIC, (byte) (hook >> 8), (byte) hook, // the GMP executor
+            Bytecode.NOP,
         });
         return new Rewrite(patch.toBytes(), 1);
     }

@@ -1,6 +1,8 @@
 package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.classfile.ClassPatch;
+import io.loomgmp.bridge.classfile.UnsupportedShape;
+
 import java.io.PrintStream;
 
 /**
@@ -27,7 +29,7 @@ abstract class LazyJdkClassRewriter extends JdkClassRewriter {
     /**
      * The rewrite of {@code target} in {@code patch}.
      *
-     * @throws ClassPatch.Unsupported saying why, if the method has another shape
+     * @throws UnsupportedShape saying why, if the method has another shape
      */
     abstract Rewrite rewrite(ClassPatch patch, ClassPatch.Method target);
 
@@ -40,11 +42,11 @@ abstract class LazyJdkClassRewriter extends JdkClassRewriter {
             ClassPatch patch = ClassPatch.of(classBytes);
             ClassPatch.Method target = patch.method(method, descriptor, true);
             if (target == null) {
-                throw new ClassPatch.Unsupported("no static " + method + descriptor);
+                throw new UnsupportedShape("no static " + method + descriptor);
             }
             return rewrite(patch, target);
         } catch (Throwable failure) { // Unsupported, or bytes the patch cannot read
-            warnOnce(failure instanceof ClassPatch.Unsupported ? failure.getMessage() : String.valueOf(failure));
+            warnOnce(failure instanceof UnsupportedShape ? failure.getMessage() : String.valueOf(failure));
             return new Rewrite(null, 0);
         }
     }

@@ -2,7 +2,9 @@ package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.Gmp;
 import io.loomgmp.bridge.classfile.BackEdgeScan;
+import io.loomgmp.bridge.classfile.MalformedClassException;
 import io.loomgmp.bridge.classfile.PollWriter;
+import io.loomgmp.bridge.classfile.UnsupportedShape;
 
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.Attributes;
@@ -217,7 +219,7 @@ final class PreemptionPolls implements ClassFileTransformer {
      * only a shape that it leaves alone goes through the ClassFile API, which then inflates the
      * code of those methods alone (the others are copied as they are).
      *
-     * @throws BackEdgeScan.MalformedClassException if the scan cannot walk the bytes
+     * @throws MalformedClassException if the scan cannot walk the bytes
      * @throws IllegalArgumentException (among others) if the ClassFile API cannot
      */
     static byte[] instrument(byte[] classBytes) {
@@ -241,7 +243,7 @@ final class PreemptionPolls implements ClassFileTransformer {
         }
         try {
             return PollWriter.insert(classBytes, scan, polled, GMP_INTERNAL_NAME, CHECKPOINT);
-        } catch (PollWriter.Unsupported e) {
+        } catch (UnsupportedShape e) {
             viaClassFileApi.incrementAndGet();
             Set<String> names = new HashSet<>(); // name + descriptor of each method to change
             for (BackEdgeScan.Method method : polled) {

@@ -1,12 +1,25 @@
 package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.classfile.ClassPatch;
+import io.loomgmp.bridge.classfile.UnsupportedShape;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+
+import static io.loomgmp.bridge.classfile.Bytecode.ALOAD;
+import static io.loomgmp.bridge.classfile.Bytecode.ALOAD_0;
+import static io.loomgmp.bridge.classfile.Bytecode.ALOAD_1;
+import static io.loomgmp.bridge.classfile.Bytecode.ARETURN;
+import static io.loomgmp.bridge.classfile.Bytecode.DUP;
+import static io.loomgmp.bridge.classfile.Bytecode.GETFIELD;
+import static io.loomgmp.bridge.classfile.Bytecode.IFNULL;
+import static io.loomgmp.bridge.classfile.Bytecode.INVOKESTATIC;
+import static io.loomgmp.bridge.classfile.Bytecode.LLOAD_2;
+import static io.loomgmp.bridge.classfile.Bytecode.NOP;
+import static io.loomgmp.bridge.classfile.Bytecode.POP;
 
 /**
  * Rewrites {@code java.lang.VirtualThread}'s constructor so that new virtual threads get the GMP
@@ -107,7 +120,7 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
         List<Integer> reads = constructorReads(patch);
         if (reads.size() == 1) {
             int hook = patch.methodref(SchedulerHook.INTERNAL_NAME, SchedulerHook.METHOD, SchedulerHook.METHOD_DESCRIPTOR);
-            patch.replaceInstruction(reads.get(0), ClassPatch.INVOKESTATIC, hook);
+            patch.replaceInstruction(reads.get(0), INVOKESTATIC, hook);
             sites++;
         } else {
             return new Rewrite(null, 0); // the shape check says why; a half-rewritten class helps nobody
@@ -116,7 +129,7 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
             try {
                 prefixSchedule(patch);
                 sites++;
-            } catch (ClassPatch.Unsupported e) {
+            } catch (UnsupportedShape e) {
                 // Timers are a speed-up: the constructor's rewrite goes ahead without them.
                 prefixProblem[0] = "cannot prefix java.lang.VirtualThread." + SCHEDULE + ": " + e.getMessage();
             }
@@ -130,17 +143,17 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
                 SchedulerHook.SCHEDULE_DESCRIPTOR);
         int future = patch.classEntry("java/util/concurrent/Future");
         byte[] prefix = {
-            0x2A,                                            // 0: aload_0
-            (byte) 0xB4, hi(scheduler), lo(scheduler),       // 1: getfield scheduler
-            0x2B,                                            // 4: aload_1
-            0x20,                                            // 5: lload_2
-            0x19, 4,                                         // 6: aload 4
-            (byte) 0xB8, hi(hook), lo(hook),                 // 8: invokestatic hook.schedule
-            0x59,                                            // 11: dup
-            (byte) 0xC6, 0, 4,                               // 12: ifnull 16
-            (byte) 0xB0,                                     // 15: areturn
-            0x57,                                            // 16: pop (the label "original")
-            0, 0, 0,                                         // 17: nop x3, to 20 bytes
+            ALOAD_0,                                         // 0: aload_0
+            (byte) GETFIELD, hi(scheduler), lo(scheduler),   // 1: getfield scheduler
+            ALOAD_1,                                         // 4: aload_1
+            LLOAD_2,                                         // 5: lload_2
+            ALOAD, 4,                                        // 6: aload 4
+            (byte) INVOKESTATIC, hi(hook), lo(hook),         // 8: invokestatic hook.schedule
+            DUP,                                             // 11: dup
+            (byte) IFNULL, 0, 4,                             // 12: ifnull 16
+            (byte) ARETURN,                                  // 15: areturn
+            POP,                                             // 16: pop (the label "original")
+            NOP, NOP, NOP,                                   // 17: nop x3, to 20 bytes
         };
         // At 16 the locals are the parameters and the stack holds the hook's null Future.
         patch.prefix(method(patch, SCHEDULE, SCHEDULE_DESCRIPTOR, false), prefix, 5,
@@ -158,7 +171,7 @@ final class VirtualThreadRewriter extends JdkClassRewriter {
     private static ClassPatch.Method method(ClassPatch patch, String name, String descriptor, boolean isStatic) {
         ClassPatch.Method method = patch.method(name, descriptor, isStatic);
         if (method == null) {
-            throw new ClassPatch.Unsupported("no method " + name + descriptor);
+            throw new UnsupportedShape("no method " + name + descriptor);
         }
         return method;
     }

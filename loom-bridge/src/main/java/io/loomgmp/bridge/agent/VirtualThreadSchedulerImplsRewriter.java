@@ -1,6 +1,13 @@
 package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.classfile.ClassPatch;
+
+import static io.loomgmp.bridge.classfile.Bytecode.ARETURN;
+import static io.loomgmp.bridge.classfile.Bytecode.CHECKCAST;
+import static io.loomgmp.bridge.classfile.Bytecode.DUP;
+import static io.loomgmp.bridge.classfile.Bytecode.IFNULL;
+import static io.loomgmp.bridge.classfile.Bytecode.INVOKESTATIC;
+import static io.loomgmp.bridge.classfile.Bytecode.POP;
 import java.io.PrintStream;
 
 /**
@@ -42,13 +49,13 @@ final class VirtualThreadSchedulerImplsRewriter extends LazyJdkClassRewriter {
         int mxbean = patch.classEntry(MXBEAN);
         int object = patch.classEntry("java/lang/Object");
         byte[] prefix = {
-            (byte) 0xB8, (byte) (hook >> 8), (byte) hook,     // 0: invokestatic hook.virtualThreadSchedulerMXBean
-            0x59,                                             // 3: dup
-            (byte) 0xC6, 0, 7,                                // 4: ifnull 11
-            (byte) 0xC0, (byte) (mxbean >> 8), (byte) mxbean, // 7: checkcast VirtualThreadSchedulerMXBean
-            (byte) 0xB0,                                      // 10: areturn
-            0x57,                                             // 11: pop (the label "original")
-        };                                                    // 12: the JDK's body
+            (byte) INVOKESTATIC, (byte) (hook >> 8), (byte) hook, // 0: invokestatic hook.virtualThreadSchedulerMXBean
+            DUP,                                                  // 3: dup
+            (byte) IFNULL, 0, 7,                                  // 4: ifnull 11
+            (byte) CHECKCAST, (byte) (mxbean >> 8), (byte) mxbean, // 7: checkcast VirtualThreadSchedulerMXBean
+            (byte) ARETURN,                                       // 10: areturn
+            POP,                                                  // 11: pop (the label "original")
+        };                                                        // 12: the JDK's body
         // At 11 there are no locals (a static method without parameters) and the stack holds the null.
         patch.prefix(target, prefix, 2, ClassPatch.sameLocalsOneObject(11, object)); // Unsupported says why
         return new Rewrite(patch.toBytes(), 1);

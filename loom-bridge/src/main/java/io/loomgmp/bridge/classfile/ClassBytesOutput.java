@@ -1,11 +1,12 @@
 package io.loomgmp.bridge.classfile;
 
-import java.nio.charset.StandardCharsets;
+import java.lang.classfile.constantpool.PoolEntry;
 import java.util.Arrays;
 
 /**
  * A growable buffer of class-file bytes: big-endian {@code u1}, {@code u2}, {@code u4} and
- * modified UTF-8 constants, for {@link PollWriter} and {@link ClassPatch}. Not
+ * modified UTF-8 constants, for {@link PollWriter}, {@link ClassPatch} and {@link OffsetMover}
+ * (its reading counterpart is {@link ClassReader}). Not
  * {@code DataOutputStream}: its first use in a JVM sets up byte-array VarHandles, a millisecond
  * or more of every start-up under the agent, and each of its writes goes through a stream.
  * Not thread-safe.
@@ -65,7 +66,7 @@ final class ClassBytesOutput {
         if (length > 0xFFFF) {
             throw new IllegalArgumentException("a constant of " + length + " bytes in modified UTF-8");
         }
-        u1(1).u2(length);
+        u1(PoolEntry.TAG_UTF8).u2(length);
         room(length);
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
@@ -109,40 +110,5 @@ final class ClassBytesOutput {
         if (size + more > bytes.length) {
             bytes = Arrays.copyOf(bytes, Math.max(size + more, 2 * bytes.length));
         }
-    }
-
-    /**
-     * The string of the {@code length} bytes of modified UTF-8 at {@code at} of {@code source}:
-     * a constant's value, read without {@code DataInputStream} (see the class comment).
-     *
-     * @throws BackEdgeScan.MalformedClassException if they are not valid modified UTF-8
-     */
-    static String utf8(byte[] source, int at, int length) {
-        boolean ascii = true;
-        for (int i = at; i < at + length && ascii; i++) {
-            ascii = source[i] > 0; // 1 to 127: the same in modified UTF-8 and in Latin-1
-        }
-        if (ascii) {
-            return new String(source, at, length, StandardCharsets.ISO_8859_1);
-        }
-        char[] chars = new char[length];
-        int n = 0;
-        for (int i = at; i < at + length; ) {
-            int b = source[i] & 0xFF;
-            if (b >= 0x01 && b <= 0x7F) {
-                chars[n++] = (char) b;
-                i++;
-            } else if ((b & 0xE0) == 0xC0 && i + 1 < at + length && (source[i + 1] & 0xC0) == 0x80) {
-                chars[n++] = (char) (((b & 0x1F) << 6) | (source[i + 1] & 0x3F));
-                i += 2;
-            } else if ((b & 0xF0) == 0xE0 && i + 2 < at + length && (source[i + 1] & 0xC0) == 0x80
-                    && (source[i + 2] & 0xC0) == 0x80) {
-                chars[n++] = (char) (((b & 0x0F) << 12) | ((source[i + 1] & 0x3F) << 6) | (source[i + 2] & 0x3F));
-                i += 3;
-            } else {
-                throw new BackEdgeScan.MalformedClassException("invalid modified UTF-8 at byte " + i);
-            }
-        }
-        return new String(chars, 0, n);
     }
 }

@@ -63,7 +63,7 @@ class BackEdgeScanTest {
     }
 
     @Test
-    void stepsOverEveryInstructionShapeAndCountsWhatTheClassFileApiCounts() throws PollWriter.Unsupported {
+    void stepsOverEveryInstructionShapeAndCountsWhatTheClassFileApiCounts() {
         // goto_w backwards, a branch to itself, both switches (padded), wide iinc, ifnull backwards.
         byte[] shapes = ClassFile.of().build(ClassDesc.of("com.acme.Shapes"), type -> type
                 .withMethodBody("shapes", MethodTypeDesc.of(ConstantDescs.CD_void, ConstantDescs.CD_int, ConstantDescs.CD_Object),
@@ -119,7 +119,7 @@ class BackEdgeScanTest {
             byte[] prefix = Arrays.copyOf(whole, length);
             try {
                 BackEdgeScan.methodsWithBackEdges(prefix);
-            } catch (BackEdgeScan.MalformedClassException expected) {
+            } catch (MalformedClassException expected) {
                 malformed++;
             }
         }
@@ -137,7 +137,7 @@ class BackEdgeScanTest {
             }
             try {
                 BackEdgeScan.methodsWithBackEdges(corrupted);
-            } catch (BackEdgeScan.MalformedClassException expected) {
+            } catch (MalformedClassException expected) {
                 // the one exception the scan may raise
             } catch (RuntimeException e) {
                 fail("trial " + trial + ": " + e, e);
@@ -148,7 +148,7 @@ class BackEdgeScanTest {
     @Test
     void nonClassBytesAreMalformed() {
         for (byte[] bytes : List.of(new byte[0], new byte[] {(byte) 0xCA, (byte) 0xFE}, "not a class file".getBytes())) {
-            assertThrows(BackEdgeScan.MalformedClassException.class, () -> BackEdgeScan.methodsWithBackEdges(bytes));
+            assertThrows(MalformedClassException.class, () -> BackEdgeScan.methodsWithBackEdges(bytes));
         }
         // A length field that would overflow an int past the end of the array.
         byte[] huge = ClassFile.of().build(ClassDesc.of("com.acme.Empty"), type -> type
@@ -159,7 +159,7 @@ class BackEdgeScanTest {
         huge[attributeLength + 1] = (byte) 0xFF;
         huge[attributeLength + 2] = (byte) 0xFF;
         huge[attributeLength + 3] = (byte) 0xF0;
-        assertThrows(BackEdgeScan.MalformedClassException.class, () -> BackEdgeScan.methodsWithBackEdges(huge));
+        assertThrows(MalformedClassException.class, () -> BackEdgeScan.methodsWithBackEdges(huge));
     }
 
     // --- helpers

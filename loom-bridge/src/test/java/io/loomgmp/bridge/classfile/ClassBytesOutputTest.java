@@ -17,7 +17,7 @@ class ClassBytesOutputTest {
             byte[] entry = new ClassBytesOutput(4).utf8Entry(value).toByteArray();
             assertEquals(1, entry[0], "the Utf8 tag");
             assertEquals(value, new DataInputStream(new ByteArrayInputStream(entry, 1, entry.length - 1)).readUTF());
-            assertEquals(value, ClassBytesOutput.utf8(entry, 3, entry.length - 3));
+            assertEquals(value, ClassReader.utf8(entry, 3, entry.length - 3));
         }
     }
 
@@ -32,9 +32,9 @@ class ClassBytesOutputTest {
 
     @Test
     void invalidModifiedUtf8IsRefused() {
-        assertThrows(BackEdgeScan.MalformedClassException.class,
-                () -> ClassBytesOutput.utf8(new byte[] {(byte) 0xC3}, 0, 1)); // a two-byte start, cut off
-        assertThrows(BackEdgeScan.MalformedClassException.class,
-                () -> ClassBytesOutput.utf8(new byte[] {0}, 0, 1)); // a raw NUL is not modified UTF-8
+        assertThrows(MalformedClassException.class,
+                () -> ClassReader.utf8(new byte[] {(byte) 0xC3}, 0, 1)); // a two-byte start, cut off
+        assertThrows(MalformedClassException.class,
+                () -> ClassReader.utf8(new byte[] {0}, 0, 1)); // a raw NUL is not modified UTF-8
     }
 }

@@ -86,7 +86,7 @@ class ClassPatchTest {
         List<Integer> reads = patch.staticReads(method(patch, "readField"), SAMPLE_INTERNAL, "field");
         assertEquals(1, reads.size());
         assertEquals(List.of(), patch.staticReads(method(patch, "work"), SAMPLE_INTERNAL, "field"));
-        patch.replaceInstruction(reads.get(0), ClassPatch.INVOKESTATIC, patch.methodref(SAMPLE_INTERNAL, "seven", "()I"));
+        patch.replaceInstruction(reads.get(0), Bytecode.INVOKESTATIC, patch.methodref(SAMPLE_INTERNAL, "seven", "()I"));
         byte[] patched = patch.toBytes();
         assertEquals(List.of(), ClassFile.of().verify(patched));
         Method readField = load(patched).getDeclaredMethod("readField");
@@ -103,15 +103,15 @@ class ClassPatchTest {
     @Test
     void malformedBytesAreRefusedNotMisread() throws Exception {
         byte[] original = sampleBytes();
-        assertThrows(BackEdgeScan.MalformedClassException.class, () -> ClassPatch.of(new byte[] {1, 2, 3, 4}));
+        assertThrows(MalformedClassException.class, () -> ClassPatch.of(new byte[] {1, 2, 3, 4}));
         byte[] truncated = java.util.Arrays.copyOf(original, original.length / 2);
-        assertThrows(BackEdgeScan.MalformedClassException.class, () -> ClassPatch.of(truncated));
+        assertThrows(MalformedClassException.class, () -> ClassPatch.of(truncated));
     }
 
     @Test
     void aPrefixMustKeepTheSwitchPadding() throws Exception {
         ClassPatch patch = ClassPatch.of(sampleBytes());
-        assertThrows(BackEdgeScan.MalformedClassException.class,
+        assertThrows(MalformedClassException.class,
                 () -> patch.prefix(method(patch, "work"), new byte[] {0, 0, 0}, 0, ClassPatch.sameFrame(3)));
     }
 

@@ -47,7 +47,7 @@ public class PollWriterTest {
                 byte[] polled;
                 try {
                     polled = PollWriter.insert(original, scan, scan.looping(), POLL_OWNER, POLL_NAME);
-                } catch (PollWriter.Unsupported e) {
+                } catch (UnsupportedShape e) {
                     unsupported++;
                     continue;
                 }
@@ -63,7 +63,7 @@ public class PollWriterTest {
     void aBranchThatWouldOverflowIsLeftToTheClassFileApi() {
         byte[] wide = branchThatWouldOverflow();
         BackEdgeScan.Result scan = BackEdgeScan.scan(wide);
-        assertThrows(PollWriter.Unsupported.class, () -> PollWriter.insert(wide, scan, scan.looping(), POLL_OWNER, POLL_NAME));
+        assertThrows(UnsupportedShape.class, () -> PollWriter.insert(wide, scan, scan.looping(), POLL_OWNER, POLL_NAME));
     }
 
     /** A forward ifeq of offset 32767 over a loop: its 16-bit offset overflows once the loop's poll is in. */
