@@ -1,5 +1,7 @@
 package io.loomgmp.bridge;
 
+import io.loomgmp.bridge.agent.CarrierAccess;
+import io.loomgmp.bridge.agent.GmpState;
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.loom.LoomSupport;
 import io.loomgmp.dispatcher.loom.PendingPreemptions;
@@ -8,8 +10,6 @@ import java.util.Optional;
 
 /** What an application can ask of loom-gmp at run time: the installed scheduler, and preemption polls. */
 public final class Gmp {
-    private static volatile GmpScheduler installed;
-
     private Gmp() {
     }
 
@@ -19,12 +19,7 @@ public final class Gmp {
      * cannot put on GMP (it then said so on standard error).
      */
     public static Optional<GmpScheduler> scheduler() {
-        return Optional.ofNullable(installed);
-    }
-
-    static void install(GmpScheduler scheduler) {
-        carriersVisible(); // decided now, at start-up, not at a poll under memory pressure
-        installed = scheduler;
+        return Optional.ofNullable(GmpState.installed());
     }
 
     /**
@@ -62,7 +57,7 @@ public final class Gmp {
     private static void checkpointSlow() {
         Thread carrier = null;
         try {
-            if (Thread.currentThread().isVirtual() && carriersVisible()) {
+            if (Thread.currentThread().isVirtual() && GmpState.carriersVisible()) {
                 carrier = CarrierAccess.currentCarrierThread();
                 if (LoomSupport.takePreemptRequest(carrier)) {
                     Thread.yield();
@@ -73,29 +68,5 @@ public final class Gmp {
                 LoomSupport.yieldAtPollFailed(carrier, failure); // never throws
             }
         }
-    }
-
-    /** 0: not known yet; 1: {@link CarrierAccess} works in this JVM; 2: it does not. */
-    private static volatile int carriersVisible;
-
-    /**
-     * Whether {@link CarrierAccess} works in this JVM, decided at the first slow-path poll (or at
-     * {@link #install}), so that a JVM without access pays for the failure once, not at every
-     * poll. An {@code OutOfMemoryError} while loading the class decides nothing: it is thrown, and
-     * the next poll tries again.
-     */
-    private static boolean carriersVisible() {
-        int visible = carriersVisible;
-        if (visible == 0) {
-            try {
-                CarrierAccess.check();
-                visible = 1;
-            } catch (LinkageError noAccess) {
-                // ExceptionInInitializerError the first time, NoClassDefFoundError afterwards.
-                visible = 2;
-            }
-            carriersVisible = visible;
-        }
-        return visible == 1;
     }
 }

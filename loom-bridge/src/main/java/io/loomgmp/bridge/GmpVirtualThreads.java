@@ -1,5 +1,8 @@
 package io.loomgmp.bridge;
 
+import io.loomgmp.bridge.agent.AgentRelease;
+import io.loomgmp.bridge.agent.BridgeAccess;
+import io.loomgmp.bridge.agent.ContinuationExecutor;
 import io.loomgmp.dispatcher.GmpScheduler;
 
 import java.lang.reflect.Constructor;

@@ -1,5 +1,6 @@
 package io.loomgmp.bridge;
 
+import io.loomgmp.bridge.agent.ForkedJvm;
 import io.loomgmp.bridge.probe.BuilderWithoutFlags;
 import org.junit.jupiter.api.Test;
 

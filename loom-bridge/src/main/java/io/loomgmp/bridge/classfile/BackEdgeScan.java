@@ -1,0 +1,98 @@
+package io.loomgmp.bridge.classfile;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Finds the methods of a class file that have a back-edge, reading its bytes directly
+ * ({@link ClassReader}): the cheap first look that the preemption polls take at every class they
+ * may instrument. Most classes have no loop, and for them the ClassFile API (a full parse, and the
+ * hundred-odd classes of the API itself on first use) is never touched.
+ *
+ * <p>From class-file version 51 on, the verifier needs a StackMapTable frame at every branch
+ * target, so a method's code without that attribute has no loop, and its instructions are not
+ * walked: most methods (accessors, straight-line code) are skipped that way. (Generated code
+ * that breaks the rule runs only unverified; its loops stay unpolled.)
+ *
+ * <p>A back-edge here is what it is to the ClassFile API path of the polls: a conditional branch
+ * ({@code if*}, {@code ifnull}, {@code ifnonnull}), {@code goto} or {@code goto_w} whose target is
+ * at or before the branch itself (a branch to itself is a loop too). Switches, exception edges and
+ * {@code jsr} are not, as there ({@link Bytecode#isBackEdge}).
+ *
+ * <p>The bytes are untrusted: a class file that is truncated or malformed where the scan reads it
+ * raises {@link MalformedClassException} (never an index error), and the caller leaves the class
+ * alone. Stateless; any thread may call it.
+ */
+public final class BackEdgeScan {
+    /** From this class-file version (Java 7) every branch target has a StackMapTable frame. */
+    private static final int FRAMES_REQUIRED_VERSION = 51;
+
+    /**
+     * A method with back-edges: its name and descriptor ({@code run()V}), code length, back-edge
+     * count, and the offset in the class file of its {@code Code} attribute (its name index).
+     */
+    public record Method(String nameAndType, int codeLength, int backEdges, int codeAttribute) {
+    }
+
+    /** What the scan found: the class file as read, for {@link PollWriter}, and the methods with back-edges. */
+    public static final class Result {
+        final ClassReader classFile;
+        private final List<Method> looping;
+
+        private Result(ClassReader classFile, List<Method> looping) {
+            this.classFile = classFile;
+            this.looping = looping;
+        }
+
+        /** The methods with back-edges, in class-file order; empty if none has. */
+        public List<Method> looping() {
+            return looping;
+        }
+    }
+
+    private BackEdgeScan() {
+    }
+
+    /**
+     * The methods of {@code classBytes} that have at least one back-edge, in class-file order;
+     * empty if none has.
+     *
+     * @throws MalformedClassException if the bytes are not a class file that can be walked
+     */
+    public static List<Method> methodsWithBackEdges(byte[] classBytes) {
+        return scan(classBytes).looping();
+    }
+
+    /**
+     * The whole result of the scan (see {@link #methodsWithBackEdges}).
+     *
+     * @throws MalformedClassException if the bytes are not a class file that can be walked
+     */
+    public static Result scan(byte[] classBytes) {
+        ClassReader in = ClassReader.of(classBytes);
+        boolean framesRequired = in.majorVersion() >= FRAMES_REQUIRED_VERSION;
+        List<Method> looping = new ArrayList<>(0);
+        for (int m = 0; m < in.methodCount(); m++) {
+            int attribute = in.codeAttribute(m);
+            if (attribute < 0 || framesRequired && !in.hasStackMapTable(attribute)) {
+                continue;
+            }
+            int codeLength = in.codeLength(attribute);
+            int backEdges = countBackEdges(classBytes, ClassReader.codeStart(attribute), codeLength);
+            if (backEdges > 0) {
+                looping.add(new Method(in.methodName(m) + in.methodDescriptor(m), codeLength, backEdges, attribute));
+            }
+        }
+        return new Result(in, looping);
+    }
+
+    /** Steps through one method's instructions; throws if one runs past the code's end. */
+    private static int countBackEdges(byte[] bytes, int start, int length) {
+        int end = start + length;
+        int count = 0;
+        for (int at = start; at < end; at += Bytecode.instructionSize(bytes, start, at, end)) {
+            count += Bytecode.isBackEdge(bytes, at) ? 1 : 0;
+        }
+        return count;
+    }
+}
