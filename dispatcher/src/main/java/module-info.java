@@ -7,7 +7,9 @@
 module io.loomgmp.dispatcher {
     requires io.loomgmp.jfr;
     requires jdk.jfr;
-    requires transitive java.management; // GmpSchedulerMXBeans takes an MBeanServer
+    // Not transitive: only GmpSchedulerMXBeans names its types, and a user who registers the MXBean
+    // uses JMX itself; every other user of the scheduler does not need the module.
+    requires java.management;
 
     exports io.loomgmp.dispatcher;
     exports io.loomgmp.dispatcher.loom to io.loomgmp.bridge;

@@ -96,9 +96,9 @@ final class FlightRecording {
             if (!new SchedLatencyEvent().isEnabled()) {
                 return;
             }
-            SchedLatency now = Snapshots.latency(scheduling);
-            SchedLatency before = scheduling.latencyEmitted;
-            SchedLatency period = before == null ? now : now.minus(before);
+            LatencyTotals now = Snapshots.latency(scheduling);
+            LatencyTotals before = scheduling.latencyEmitted;
+            LatencyTotals period = before == null ? now : now.minus(before);
             commitSchedLatency(scheduling.name, period, SchedLatencyEvent.SOURCE_ALL, period.all());
             period.bySource().forEach((source, waits) -> {
                 if (waits.count() > 0) {
@@ -112,13 +112,13 @@ final class FlightRecording {
     }
 
     /** Tests: what the {@code loomgmp.SchedLatency} events of {@code scheduling} have covered so far, or null. */
-    static SchedLatency latencyEmitted(Scheduling scheduling) {
+    static LatencyTotals latencyEmitted(Scheduling scheduling) {
         synchronized (LATENCY_LOCK) {
             return scheduling.latencyEmitted;
         }
     }
 
-    private static void commitSchedLatency(String scheduler, SchedLatency period, String source, LatencyHistogram waits) {
+    private static void commitSchedLatency(String scheduler, LatencyTotals period, String source, LatencyHistogram waits) {
         SchedLatencyEvent event = new SchedLatencyEvent();
         event.scheduler = scheduler;
         event.source = source;

@@ -28,10 +28,10 @@ import java.util.concurrent.TimeUnit;
 public final class GmpScheduler implements Executor, AutoCloseable {
     static {
         // The Loom bridge's hooks (io.loomgmp.dispatcher.loom.LoomSupport) reach the internals through it.
-        SharedSecrets.setDispatcherAccess(new LoomBridgeAccess());
+        SharedSecrets.setDispatcherAccess(new DispatcherAccessImpl());
     }
 
-    /** Package-private for {@link LoomBridgeAccess}. */
+    /** Package-private for {@link DispatcherAccessImpl}. */
     final Scheduling scheduling;
     /** Run once each by {@link #close}; e.g. unregistering the MXBean ({@link GmpSchedulerMXBeans}). */
     private final Queue<Runnable> closeActions = new ConcurrentLinkedQueue<>();

@@ -151,7 +151,7 @@ public interface GmpSchedulerMXBean {
 
     /**
      * The same figures by where the tasks waited, one row per source in
-     * {@link SchedLatency#SOURCES}' order: {@code runnext}, {@code local}, {@code global},
+     * {@link LatencyTotals#SOURCES}' order: {@code runnext}, {@code local}, {@code global},
      * {@code fairness}, {@code stolen}, {@code timer} (JConsole shows them as a table).
      */
     SourceLatency[] getLatencyBySource();
@@ -166,7 +166,7 @@ public interface GmpSchedulerMXBean {
     /**
      * The scheduling latency of one source since the scheduler started (a JMX composite).
      *
-     * @param source     where the tasks waited (see {@link SchedLatency})
+     * @param source     where the tasks waited (see {@link LatencyTotals})
      * @param samples    tasks timed
      * @param p50Nanos   median, nanoseconds (an upper bound, at most 25 % above)
      * @param p99Nanos   99th percentile, nanoseconds (likewise)

@@ -21,8 +21,11 @@ import java.util.regex.Pattern;
  * }</pre>
  * The MXBean is unregistered when the scheduler closes. The agent registers the JVM-wide
  * scheduler (named {@code gmp}) by itself. Only this class and its view touch
- * {@code java.management}, so a scheduler that is never registered does not load it.
+ * {@code java.management}, so a scheduler that is never registered does not load it. On the
+ * module path, code that calls this class reads {@code java.management} itself ({@code requires
+ * java.management}): the dispatcher does not pass it on to every user.
  */
+@SuppressWarnings("exports") // ObjectName and MBeanServer: see above
 public final class GmpSchedulerMXBeans {
     public static final String DOMAIN = "io.loomgmp";
     /** Characters an unquoted ObjectName value cannot hold ({@code * ?} would make it a pattern). */

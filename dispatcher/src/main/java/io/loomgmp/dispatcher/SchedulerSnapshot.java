@@ -39,9 +39,9 @@ public final class SchedulerSnapshot {
     private final long timersFired;
     private final long failures;
     private final boolean terminated;
-    private final SchedLatency latency;
+    private final LatencyTotals latency;
 
-    SchedulerSnapshot(String name, int procs, int idleProcs, int carriers, int runningCarriers, int spinningCarriers, int idleCarriers, int blockedCarriers, int globalQueueLength, List<ProcessorSnapshot> processors, long tasksRun, long runnextHits, long localPops, long globalGrabs, long fairnessTickGrabs, long steals, long stolenTasks, long overflows, long parks, long spins, long preemptRequests, long handoffs, long timersFired, long failures, boolean terminated, SchedLatency latency) {
+    SchedulerSnapshot(String name, int procs, int idleProcs, int carriers, int runningCarriers, int spinningCarriers, int idleCarriers, int blockedCarriers, int globalQueueLength, List<ProcessorSnapshot> processors, long tasksRun, long runnextHits, long localPops, long globalGrabs, long fairnessTickGrabs, long steals, long stolenTasks, long overflows, long parks, long spins, long preemptRequests, long handoffs, long timersFired, long failures, boolean terminated, LatencyTotals latency) {
         this.name = Objects.requireNonNull(name, "name");
         this.procs = procs;
         this.idleProcs = idleProcs;
@@ -252,9 +252,9 @@ public final class SchedulerSnapshot {
 
     /**
      * Scheduling latency, cumulative: how long sampled tasks waited, runnable, for a carrier, in
-     * all and by where they waited (see {@link SchedLatency})
+     * all and by where they waited (see {@link LatencyTotals})
      */
-    public SchedLatency latency() {
+    public LatencyTotals latency() {
         return latency;
     }
 

@@ -91,7 +91,7 @@ final class Scheduling {
      * The latencies as the last {@code loomgmp.SchedLatency} events covered them, so that the next
      * ones cover only what came after. Guarded by {@link FlightRecording}'s latency lock.
      */
-    SchedLatency latencyEmitted;
+    LatencyTotals latencyEmitted;
 
     volatile CarrierLocator carrierLocator;
     /** The thread a task belongs to, for JFR events and snapshots; see {@link io.loomgmp.dispatcher.loom.LoomSupport#taskThread}. */

@@ -149,7 +149,7 @@ final class Snapshots {
     }
 
     /** Any thread: the scheduling latencies recorded so far, summed over the Ps' recorders. */
-    static SchedLatency latency(Scheduling s) {
+    static LatencyTotals latency(Scheduling s) {
         int sources = RunSource.ALL.length;
         long[][] counts = new long[sources][LatencyHistogram.BUCKETS];
         long[] totals = new long[sources];
@@ -164,6 +164,6 @@ final class Snapshots {
         for (int i = 0; i < sources; i++) {
             bySource[i] = new LatencyHistogram(counts[i], totals[i], maxima[i]);
         }
-        return SchedLatency.of(s.latencySamples.sampleEvery, bySource);
+        return LatencyTotals.of(s.latencySamples.sampleEvery, bySource);
     }
 }

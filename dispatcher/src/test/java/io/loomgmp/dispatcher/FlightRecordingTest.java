@@ -187,7 +187,7 @@ class FlightRecordingTest {
                 // Until a period has covered both samples: JFR's periodic thread may run late on a loaded machine.
                 Probe.awaitTrue(() -> FlightRecording.latencyEmitted(s.scheduling) != null
                                 && FlightRecording.latencyEmitted(s.scheduling).all().count() == 2, BOUND, s,
-                        "a SchedLatency period covering both tasks");
+                        "a LatencyTotals period covering both tasks");
                 recording.stop();
                 recording.dump(file);
             }

@@ -100,7 +100,7 @@ class GmpSchedulerMXBeansTest {
             assertEquals(waits.meanNanos(), attributes.get("LatencyMeanNanos"));
             // An array of records is an array of composites to JMX: what JConsole shows as a table.
             CompositeData[] bySource = (CompositeData[]) attributes.get("LatencyBySource");
-            assertEquals(SchedLatency.SOURCES, Arrays.stream(bySource).map(c -> (String) c.get("source")).toList());
+            assertEquals(LatencyTotals.SOURCES, Arrays.stream(bySource).map(c -> (String) c.get("source")).toList());
             long samples = 0;
             for (CompositeData row : bySource) {
                 LatencyHistogram source = snapshot.latency().source((String) row.get("source"));
@@ -118,7 +118,7 @@ class GmpSchedulerMXBeansTest {
                     some.asList());
             GmpSchedulerMXBean proxy = JMX.newMXBeanProxy(SERVER, name, GmpSchedulerMXBean.class);
             assertEquals(tasks, proxy.getTasksRun());
-            assertEquals(SchedLatency.SOURCES, Arrays.stream(proxy.getLatencyBySource())
+            assertEquals(LatencyTotals.SOURCES, Arrays.stream(proxy.getLatencyBySource())
                     .map(GmpSchedulerMXBean.SourceLatency::source).toList(), "the proxy rebuilds the records");
         }
     }

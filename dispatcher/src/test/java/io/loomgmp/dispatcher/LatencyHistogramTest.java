@@ -135,9 +135,9 @@ class LatencyHistogramTest {
         for (RunSource source : RunSource.ALL) {
             bySource[source.ordinal()] = read(recorder, source);
         }
-        SchedLatency latency = SchedLatency.of(8, bySource);
-        assertEquals(List.of("runnext", "local", "global", "fairness", "stolen", "timer"), SchedLatency.SOURCES);
-        assertEquals(SchedLatency.SOURCES, List.copyOf(latency.bySource().keySet()));
+        LatencyTotals latency = LatencyTotals.of(8, bySource);
+        assertEquals(List.of("runnext", "local", "global", "fairness", "stolen", "timer"), LatencyTotals.SOURCES);
+        assertEquals(LatencyTotals.SOURCES, List.copyOf(latency.bySource().keySet()));
         assertEquals(3, latency.all().count());
         assertEquals(80_000, latency.all().maxNanos());
         assertEquals(2, latency.source("timer").count());

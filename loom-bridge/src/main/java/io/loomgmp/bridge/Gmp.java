@@ -1,6 +1,6 @@
 package io.loomgmp.bridge;
 
-import io.loomgmp.bridge.agent.CarrierAccess;
+import io.loomgmp.bridge.agent.JdkInternals;
 import io.loomgmp.bridge.agent.GmpState;
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.loom.LoomSupport;
@@ -58,7 +58,7 @@ public final class Gmp {
         Thread carrier = null;
         try {
             if (Thread.currentThread().isVirtual() && GmpState.carriersVisible()) {
-                carrier = CarrierAccess.currentCarrierThread();
+                carrier = JdkInternals.currentCarrierThread();
                 if (LoomSupport.takePreemptRequest(carrier)) {
                     Thread.yield();
                 }

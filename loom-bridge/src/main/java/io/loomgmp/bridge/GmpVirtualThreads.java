@@ -1,8 +1,8 @@
 package io.loomgmp.bridge;
 
 import io.loomgmp.bridge.agent.AgentRelease;
-import io.loomgmp.bridge.agent.BridgeAccess;
 import io.loomgmp.bridge.agent.ContinuationExecutor;
+import io.loomgmp.bridge.agent.JdkInternals;
 import io.loomgmp.dispatcher.GmpScheduler;
 
 import java.lang.reflect.Constructor;
@@ -13,7 +13,7 @@ import java.util.concurrent.Executors;
 
 /**
  * Virtual threads on a {@link GmpScheduler}, per builder: no agent needed, but the JVM must be
- * started with {@value BridgeAccess#JVM_FLAGS}. Virtual threads started by such a thread inherit
+ * started with {@value JdkInternals#JVM_FLAGS}. Virtual threads started by such a thread inherit
  * its scheduler (a JDK rule), so a whole tree of virtual threads stays on GMP.
  *
  * <pre>{@code
@@ -54,7 +54,7 @@ public final class GmpVirtualThreads {
         try {
             constructor.setAccessible(true);
         } catch (InaccessibleObjectException e) {
-            throw new IllegalStateException(BridgeAccess.missingAccessMessage(), e);
+            throw new IllegalStateException(JdkInternals.missingAccessMessage(), e);
         }
         try {
             return (Thread.Builder.OfVirtual) constructor.newInstance(executor);

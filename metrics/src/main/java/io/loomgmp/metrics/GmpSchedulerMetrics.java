@@ -2,7 +2,7 @@ package io.loomgmp.metrics;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.LatencyHistogram;
-import io.loomgmp.dispatcher.SchedLatency;
+import io.loomgmp.dispatcher.LatencyTotals;
 import io.loomgmp.dispatcher.SchedulerSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -73,7 +73,7 @@ import java.util.function.ToLongFunction;
  * meter name has one set of tag keys; a backend sums them.
  *
  * <p><b>Scheduling latency.</b> How long sampled tasks waited, runnable, for a carrier
- * ({@link io.loomgmp.dispatcher.SchedLatency}). The scheduler keeps it as pre-bucketed,
+ * ({@link io.loomgmp.dispatcher.LatencyTotals}). The scheduler keeps it as pre-bucketed,
  * cumulative histograms, and a Micrometer {@code Timer} or {@code DistributionSummary} cannot be
  * fed buckets: it takes one value per {@code record} call and builds its own histogram. Recording
  * into one from the scheduler would put Micrometer (and whatever it throws) on the carriers' run
@@ -88,7 +88,7 @@ import java.util.function.ToLongFunction;
  * window, e.g. {@code histogram_quantile(0.99, sum by (le) (rate(loomgmp_sched_latency_histogram_total[1m])))};
  * and {@code loomgmp.sched.latency.percentile} ({@code phi} tag, as Micrometer's
  * {@code HistogramGauges} name them) and {@code loomgmp.sched.latency.max} are gauges over the last
- * 2 minutes, like a Micrometer timer's ({@link RecentLatency}), for dashboards without histograms.
+ * 2 minutes, like a Micrometer timer's ({@link LatencyWindow}), for dashboards without histograms.
  * Percentiles and maxima are upper bounds, at most 25 % above. Those two also have
  * {@code source=all}: percentiles of the sources cannot be added up.
  *
@@ -129,7 +129,7 @@ public final class GmpSchedulerMetrics implements MeterBinder {
     private final GmpScheduler scheduler;
     private final Iterable<Tag> tags;
     private final SnapshotCache snapshots;
-    private final RecentLatency recentLatency = new RecentLatency(System::nanoTime);
+    private final LatencyWindow recentLatency = new LatencyWindow(System::nanoTime);
 
     /**
      * @param scheduler the scheduler to observe
@@ -235,8 +235,8 @@ public final class GmpSchedulerMetrics implements MeterBinder {
     /** The {@code loomgmp.sched.latency*} meters; see the class comment for why these types. */
     private void bindSchedLatency(MeterRegistry registry) {
         SnapshotCache cache = snapshots;
-        RecentLatency recent = recentLatency;
-        for (String source : SchedLatency.SOURCES) {
+        LatencyWindow recent = recentLatency;
+        for (String source : LatencyTotals.SOURCES) {
             FunctionTimer.builder("loomgmp.sched.latency", scheduler,
                             s -> cache.of(s).latency().source(source).count(),
                             s -> cache.of(s).latency().source(source).totalNanos(), TimeUnit.NANOSECONDS)
@@ -253,7 +253,7 @@ public final class GmpSchedulerMetrics implements MeterBinder {
                         .register(registry);
             }
         }
-        List<String> sourcesAndAll = new ArrayList<>(SchedLatency.SOURCES);
+        List<String> sourcesAndAll = new ArrayList<>(LatencyTotals.SOURCES);
         sourcesAndAll.add("all");
         for (String source : sourcesAndAll) {
             for (double phi : PERCENTILES) {
@@ -283,7 +283,7 @@ public final class GmpSchedulerMetrics implements MeterBinder {
     }
 
     /** One figure of {@code source} (or {@code all}), in seconds. */
-    private static double seconds(SchedLatency latency, String source, ToLongFunction<LatencyHistogram> nanos) {
+    private static double seconds(LatencyTotals latency, String source, ToLongFunction<LatencyHistogram> nanos) {
         LatencyHistogram waits = source.equals("all") ? latency.all() : latency.source(source);
         return nanos.applyAsLong(waits) / 1e9;
     }

@@ -2,7 +2,7 @@ package io.loomgmp.metrics;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.Placement;
-import io.loomgmp.dispatcher.SchedLatency;
+import io.loomgmp.dispatcher.LatencyTotals;
 import io.loomgmp.dispatcher.SchedulerSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -91,7 +91,7 @@ class GmpSchedulerMetricsTest {
             for (String proc : List.of("0", "1")) {
                 assertEquals("tasks", registry.get("loomgmp.queue.local").tag("proc", proc).gauge().getId().getBaseUnit());
             }
-            for (String source : SchedLatency.SOURCES) {
+            for (String source : LatencyTotals.SOURCES) {
                 FunctionTimer timer = registry.get("loomgmp.sched.latency").tag("source", source).functionTimer();
                 assertEquals(0, timer.count(), "nothing run yet: " + source);
                 List<String> les = registry.get("loomgmp.sched.latency.histogram").tag("source", source)

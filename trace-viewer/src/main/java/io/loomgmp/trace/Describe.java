@@ -37,7 +37,7 @@ final class Describe {
     }
 
     /** "p50 80.1 µs, p90 95.0 µs, p99 3.52 ms, max 3.52 ms", or "no waits". */
-    static String percentiles(SchedulingLatency.Percentiles p) {
+    static String percentiles(LatencyProfile.Percentiles p) {
         if (p.count() == 0) {
             return "no waits";
         }

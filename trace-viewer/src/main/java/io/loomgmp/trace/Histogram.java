@@ -5,7 +5,7 @@ package io.loomgmp.trace;
  * even steps on a log scale, with labels a reader takes in at a glance. Bucket {@code i} holds the
  * values below {@code bounds[i]} and not below {@code bounds[i - 1]}; the last bucket holds the
  * values at or above the last bound. Used for run lengths ({@link Summary}) and scheduling
- * latencies ({@link SchedulingLatency}).
+ * latencies ({@link LatencyProfile}).
  */
 final class Histogram {
     final long[] bounds;

@@ -270,7 +270,7 @@ final class HtmlReportWriter {
                 + " in all, longest " + Describe.duration(summary.longestRun)));
         ThreadAnalysis threads = summary.threads;
         if (!threads.rows.isEmpty()) {
-            SchedulingLatency.Percentiles all = threads.latency.overall;
+            LatencyProfile.Percentiles all = threads.latency.overall;
             row(h, "scheduling latency", count(all.count()) + " waits (runnable → running): "
                     + escape(Describe.percentiles(all)) + (all.count() == 0 ? "" : ", the longest by "
                     + Describe.virtualThread(threads.longestWaitThread) + " on P" + threads.longestWaitProcessor));
@@ -318,7 +318,7 @@ final class HtmlReportWriter {
      */
     private String latencyHtml() {
         ThreadAnalysis threads = summary.threads;
-        SchedulingLatency latency = threads.latency;
+        LatencyProfile latency = threads.latency;
         StringBuilder h = new StringBuilder("<p class=\"help\" id=\"latency-help\">From the moment a virtual thread"
                 + " became runnable (its wake-up, or the end of a run that yielded or was preempted) to the start of"
                 + " its next run, counted on the P that ran it. ");
@@ -356,11 +356,11 @@ final class HtmlReportWriter {
             }
             h.append("</tr>");
         }
-        percentileRow(h, "waits", SchedulingLatency.Percentiles::count, latency, false);
-        percentileRow(h, "p50", SchedulingLatency.Percentiles::p50, latency, true);
-        percentileRow(h, "p90", SchedulingLatency.Percentiles::p90, latency, true);
-        percentileRow(h, "p99", SchedulingLatency.Percentiles::p99, latency, true);
-        percentileRow(h, "max", SchedulingLatency.Percentiles::max, latency, true);
+        percentileRow(h, "waits", LatencyProfile.Percentiles::count, latency, false);
+        percentileRow(h, "p50", LatencyProfile.Percentiles::p50, latency, true);
+        percentileRow(h, "p90", LatencyProfile.Percentiles::p90, latency, true);
+        percentileRow(h, "p99", LatencyProfile.Percentiles::p99, latency, true);
+        percentileRow(h, "max", LatencyProfile.Percentiles::max, latency, true);
         return h.append("</table></div>").toString();
     }
 
@@ -372,18 +372,18 @@ final class HtmlReportWriter {
     }
 
     private static void percentileRow(StringBuilder h, String name,
-                                      ToLongFunction<SchedulingLatency.Percentiles> figure,
-                                      SchedulingLatency latency, boolean nanos) {
+                                      ToLongFunction<LatencyProfile.Percentiles> figure,
+                                      LatencyProfile latency, boolean nanos) {
         h.append("<tr class=\"percentile\" data-figure=\"").append(name).append("\"><th>").append(name).append("</th>");
         percentileCells(h, latency.overall, figure, nanos);
-        for (SchedulingLatency.Percentiles onP : latency.percentilesByP) {
+        for (LatencyProfile.Percentiles onP : latency.percentilesByP) {
             percentileCells(h, onP, figure, nanos);
         }
         h.append("</tr>");
     }
 
-    private static void percentileCells(StringBuilder h, SchedulingLatency.Percentiles p,
-                                        ToLongFunction<SchedulingLatency.Percentiles> figure,
+    private static void percentileCells(StringBuilder h, LatencyProfile.Percentiles p,
+                                        ToLongFunction<LatencyProfile.Percentiles> figure,
                                         boolean nanos) {
         long v = figure.applyAsLong(p);
         String text = !nanos ? count(v) : p.count() == 0 ? "–" : escape(Describe.duration(v));

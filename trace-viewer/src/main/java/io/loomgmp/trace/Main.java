@@ -133,8 +133,8 @@ public final class Main {
 
     /** The scheduling-latency lines of the summary on standard error: the whole recording, then per P. */
     static void printLatency(ThreadAnalysis threads, PrintStream err) {
-        SchedulingLatency latency = threads.latency;
-        SchedulingLatency.Percentiles all = latency.overall;
+        LatencyProfile latency = threads.latency;
+        LatencyProfile.Percentiles all = latency.overall;
         StringBuilder line = new StringBuilder(PREFIX).append("scheduling latency (runnable → running) of ")
                 .append(String.format(Locale.ROOT, "%,d", all.count())).append(all.count() == 1 ? " wait: " : " waits: ")
                 .append(Describe.percentiles(all));
@@ -154,7 +154,7 @@ public final class Main {
             perP.append(procs).append(" Ps, in trace.html");
         } else {
             for (int p = 0; p < procs; p++) {
-                SchedulingLatency.Percentiles onP = latency.percentilesByP.get(p);
+                LatencyProfile.Percentiles onP = latency.percentilesByP.get(p);
                 if (p > 0) perP.append(" · ");
                 perP.append('P').append(p).append(' ').append(Describe.percentiles(onP));
             }

@@ -13,7 +13,7 @@ import java.util.Map;
  * {@code go tool trace}'s goroutine analysis, for virtual threads: for each one, how many runs it
  * had, how long it ran, how long it waited runnable before its runs (and its longest wait), and how
  * its runs ended; and every wait as a scheduling latency (runnable → running) on the P that then
- * ran it, for {@link SchedulingLatency}.
+ * ran it, for {@link LatencyProfile}.
  *
  * <p><b>Where a wait starts.</b> A virtual thread becomes runnable when something wakes it (a
  * {@code loomgmp.Wake}) or when it re-queues itself at the end of a run that ended {@code yielded}
@@ -75,7 +75,7 @@ final class ThreadAnalysis {
             RunEvent.END_PREEMPTED, RunEvent.END_FINISHED));
     /** One row per virtual thread that ran, by id. */
     final List<Row> rows;
-    final SchedulingLatency latency;
+    final LatencyProfile latency;
     int runsWithoutWake;
     int wakesWithoutRun;
     int otherTaskRuns;
@@ -118,7 +118,7 @@ final class ThreadAnalysis {
         }
         withRuns.sort(Comparator.comparingLong(r -> r.virtualThread));
         this.rows = List.copyOf(withRuns);
-        this.latency = SchedulingLatency.of(Arrays.copyOf(waitNanos, waitCount),
+        this.latency = LatencyProfile.of(Arrays.copyOf(waitNanos, waitCount),
                 Arrays.copyOf(waitProcessor, waitCount), procs);
         this.waitNanos = null;
         this.waitProcessor = null;

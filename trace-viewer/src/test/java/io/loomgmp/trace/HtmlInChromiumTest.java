@@ -277,7 +277,7 @@ class HtmlInChromiumTest {
         int from = dom.indexOf("<table class=\"bars\" id=\"latency\">");
         assertTrue(from >= 0, "no latency table in the page");
         String table = dom.substring(from, dom.indexOf("</table>", from));
-        SchedulingLatency latency = expected.latency;
+        LatencyProfile latency = expected.latency;
         assertEquals(SyntheticRecording.CHAIN, latency.all.total);
         Matcher row = Pattern.compile("<tr data-bucket=\"(\\d+)\">(.*?)</tr>").matcher(table);
         Pattern cell = Pattern.compile("<td class=\"n\" data-n=\"(\\d+)\"(?: data-p=\"(\\d+)\")?>");

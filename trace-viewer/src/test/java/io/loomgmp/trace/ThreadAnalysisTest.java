@@ -151,7 +151,7 @@ class ThreadAnalysisTest {
         m.wakes.add(wake(-1, 7, 0));
         m.runs.add(run(0, 7, 450, 10, RunEvent.END_PARKED));
         ThreadAnalysis a = analyse(m, 2);
-        SchedulingLatency l = a.latency;
+        LatencyProfile l = a.latency;
         assertEquals(3, l.overall.count());
         assertEquals(2, l.percentilesByP.get(0).count());
         assertEquals(450, l.percentilesByP.get(0).max());

@@ -8,7 +8,7 @@ package io.loomgmp.dispatcher.loom;
  * alone.
  */
 public final class SharedSecrets {
-    private static final String IMPLEMENTATION = "io.loomgmp.dispatcher.LoomBridgeAccess";
+    private static final String IMPLEMENTATION = "io.loomgmp.dispatcher.DispatcherAccessImpl";
     private static DispatcherAccess dispatcherAccess; // written and read under the class lock
 
     private SharedSecrets() {

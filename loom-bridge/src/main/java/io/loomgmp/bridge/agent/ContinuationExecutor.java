@@ -45,21 +45,21 @@ public final class ContinuationExecutor implements Executor {
     public static ContinuationExecutor on(GmpScheduler scheduler) {
         Objects.requireNonNull(scheduler, "scheduler");
         try {
-            CarrierAccess.check();
+            JdkInternals.check();
         } catch (ExceptionInInitializerError e) {
             if (e.getCause() instanceof IllegalStateException cause) {
                 throw new IllegalStateException(cause.getMessage(), cause.getCause());
             }
             throw e;
         } catch (NoClassDefFoundError e) {
-            throw new IllegalStateException(BridgeAccess.missingAccessMessage(), e);
+            throw new IllegalStateException(JdkInternals.missingAccessMessage(), e);
         }
         // Classes, not method references: this runs in every JVM's start-up under the agent,
         // where each lambda's bootstrap costs milliseconds.
         LoomSupport.carrierLocator(scheduler, new CarrierLocator() {
             @Override
             public Thread currentCarrier() {
-                return CarrierAccess.currentCarrierThread();
+                return JdkInternals.currentCarrierThread();
             }
         });
         LoomSupport.taskThread(scheduler, new Function<>() { // JFR events name the virtual thread

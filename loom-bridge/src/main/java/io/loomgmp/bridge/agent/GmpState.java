@@ -4,12 +4,12 @@ import io.loomgmp.dispatcher.GmpScheduler;
 
 /**
  * What {@link io.loomgmp.bridge.Gmp} answers from: the scheduler the agent installed, and whether
- * {@link CarrierAccess} works in this JVM. Kept here, not in {@code Gmp}, because the agent sets
+ * {@link JdkInternals} works in this JVM. Kept here, not in {@code Gmp}, because the agent sets
  * them, and a method in {@code Gmp}'s package, which the module exports, would be API.
  */
 public final class GmpState {
     private static volatile GmpScheduler installed;
-    /** 0: not known yet; 1: {@link CarrierAccess} works in this JVM; 2: it does not. */
+    /** 0: not known yet; 1: {@link JdkInternals} works in this JVM; 2: it does not. */
     private static volatile int carriersVisible;
 
     private GmpState() {
@@ -26,7 +26,7 @@ public final class GmpState {
     }
 
     /**
-     * Whether {@link CarrierAccess} works in this JVM, decided at the first slow-path poll (or at
+     * Whether {@link JdkInternals} works in this JVM, decided at the first slow-path poll (or at
      * {@link #install}), so that a JVM without access pays for the failure once, not at every
      * poll. An {@code OutOfMemoryError} while loading the class decides nothing: it is thrown, and
      * the next poll tries again.
@@ -35,7 +35,7 @@ public final class GmpState {
         int visible = carriersVisible;
         if (visible == 0) {
             try {
-                CarrierAccess.check();
+                JdkInternals.check();
                 visible = 1;
             } catch (LinkageError noAccess) {
                 // ExceptionInInitializerError the first time, NoClassDefFoundError afterwards.

@@ -49,7 +49,7 @@ final class QueuedWorkHook {
         BooleanSupplier probe = new BooleanSupplier() { // not a lambda: its bootstrap would cost start-up milliseconds
             @Override
             public boolean getAsBoolean() {
-                return LoomSupport.hasQueuedWork(CarrierAccess.currentCarrierThread());
+                return LoomSupport.hasQueuedWork(JdkInternals.currentCarrierThread());
             }
         };
         MethodHandles.privateLookupIn(hook, MethodHandles.lookup())

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** The histograms and percentiles of {@link SchedulingLatency}, and the 1-2-5 buckets of {@link Histogram}. */
-class SchedulingLatencyTest {
+/** The histograms and percentiles of {@link LatencyProfile}, and the 1-2-5 buckets of {@link Histogram}. */
+class LatencyProfileTest {
     @Test
     void bucketsGoInOneTwoFiveStepsWithTheirBoundsInTheUpperBucket() {
         Histogram h = Histogram.oneTwoFive(100, 10_000_000_000L);
@@ -33,28 +33,28 @@ class SchedulingLatencyTest {
     void percentilesAreNearestRankOverEveryWait() {
         // 1..100 µs: p50 is the 50th value, p90 the 90th, p99 the 99th.
         long[] waits = LongStream.rangeClosed(1, 100).map(i -> (101 - i) * 1_000).toArray();
-        SchedulingLatency l = SchedulingLatency.of(waits, new int[100], 1);
-        assertEquals(new SchedulingLatency.Percentiles(100, 50_000, 90_000, 99_000, 100_000), l.overall);
+        LatencyProfile l = LatencyProfile.of(waits, new int[100], 1);
+        assertEquals(new LatencyProfile.Percentiles(100, 50_000, 90_000, 99_000, 100_000), l.overall);
         assertEquals(l.overall, l.percentilesByP.getFirst());
-        SchedulingLatency one = SchedulingLatency.of(new long[]{7}, new int[]{0}, 1);
-        assertEquals(new SchedulingLatency.Percentiles(1, 7, 7, 7, 7), one.overall);
+        LatencyProfile one = LatencyProfile.of(new long[]{7}, new int[]{0}, 1);
+        assertEquals(new LatencyProfile.Percentiles(1, 7, 7, 7, 7), one.overall);
     }
 
     @Test
     void eachPHasItsOwnHistogramAndWaitsWithoutAPAreInTheWholeOnly() {
         long[] waits = {150, 150, 3_000, 70, 40_000};
         int[] processors = {0, 0, 1, -1, 5};
-        SchedulingLatency l = SchedulingLatency.of(waits, processors, 2);
+        LatencyProfile l = LatencyProfile.of(waits, processors, 2);
         assertEquals(5, l.all.total);
         assertEquals(2, l.withoutP);
         assertEquals(2, l.byP.get(0).counts[1], "two waits of 150 ns on P0");
         assertEquals(2, l.byP.get(0).total);
         assertEquals(1, l.byP.get(1).counts[l.byP.get(1).bucket(3_000)]);
         assertEquals(1, l.all.counts[0], "the 70 ns wait with no P");
-        assertEquals(new SchedulingLatency.Percentiles(2, 150, 150, 150, 150), l.percentilesByP.get(0));
+        assertEquals(new LatencyProfile.Percentiles(2, 150, 150, 150, 150), l.percentilesByP.get(0));
         assertEquals(40_000, l.overall.max());
-        assertEquals(SchedulingLatency.Percentiles.NONE, SchedulingLatency.of(new long[0], new int[0], 3)
+        assertEquals(LatencyProfile.Percentiles.NONE, LatencyProfile.of(new long[0], new int[0], 3)
                 .percentilesByP.get(2));
-        assertThrows(IllegalArgumentException.class, () -> SchedulingLatency.of(new long[2], new int[1], 1));
+        assertThrows(IllegalArgumentException.class, () -> LatencyProfile.of(new long[2], new int[1], 1));
     }
 }

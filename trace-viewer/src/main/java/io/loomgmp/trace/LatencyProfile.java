@@ -10,7 +10,7 @@ import java.util.List;
  * defines it), for the whole recording and per P (the P that then ran the thread), as histograms
  * in 1-2-5 buckets from 100 ns to 10 s and as exact percentiles.
  */
-final class SchedulingLatency {
+final class LatencyProfile {
     /** Nearest-rank percentiles of {@code count} waits, in ns; all 0 when there are none. */
     record Percentiles(int count, long p50, long p90, long p99, long max) {
         static final Percentiles NONE = new Percentiles(0, 0, 0, 0, 0);
@@ -24,7 +24,7 @@ final class SchedulingLatency {
     /** Waits before runs recorded with no P in 0 to procs - 1: in {@link #all} only. */
     int withoutP;
 
-    private SchedulingLatency(long[] waits, int[] processors, int procs) {
+    private LatencyProfile(long[] waits, int[] processors, int procs) {
         List<long[]> perP = new ArrayList<>();
         int[] sizes = new int[procs];
         for (int p : processors) {
@@ -52,11 +52,11 @@ final class SchedulingLatency {
     }
 
     /** waits[i] ended when a run on P processors[i] started; waits is sorted in place. */
-    static SchedulingLatency of(long[] waits, int[] processors, int procs) {
+    static LatencyProfile of(long[] waits, int[] processors, int procs) {
         if (waits.length != processors.length) {
             throw new IllegalArgumentException(waits.length + " waits but " + processors.length + " processors");
         }
-        return new SchedulingLatency(waits, processors, procs);
+        return new LatencyProfile(waits, processors, procs);
     }
 
     private static Histogram newHistogram() {

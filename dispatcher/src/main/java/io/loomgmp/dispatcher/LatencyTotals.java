@@ -33,25 +33,25 @@ import java.util.SequencedMap;
  * @param all         every source together
  * @param bySource    one histogram per name of {@link #SOURCES}, in that order
  */
-public record SchedLatency(int sampleEvery, LatencyHistogram all, SequencedMap<String, LatencyHistogram> bySource) {
+public record LatencyTotals(int sampleEvery, LatencyHistogram all, SequencedMap<String, LatencyHistogram> bySource) {
     /** The sources, in the order of {@link #bySource}. */
     public static final List<String> SOURCES = Arrays.stream(RunSource.ALL).map(s -> s.label).toList();
 
     /** From one histogram per {@link RunSource}, by ordinal. */
-    static SchedLatency of(int sampleEvery, LatencyHistogram[] bySource) {
+    static LatencyTotals of(int sampleEvery, LatencyHistogram[] bySource) {
         SequencedMap<String, LatencyHistogram> map = new LinkedHashMap<>();
         LatencyHistogram all = LatencyHistogram.EMPTY;
         for (RunSource source : RunSource.ALL) {
             map.put(source.label, bySource[source.ordinal()]);
             all = all.plus(bySource[source.ordinal()]);
         }
-        return new SchedLatency(sampleEvery, all, map);
+        return new LatencyTotals(sampleEvery, all, map);
     }
 
     /**
      * @throws IllegalArgumentException unless {@code bySource} has exactly the {@link #SOURCES}
      */
-    public SchedLatency {
+    public LatencyTotals {
         Objects.requireNonNull(all, "all");
         if (!List.copyOf(bySource.keySet()).equals(SOURCES)) {
             throw new IllegalArgumentException("expected the sources " + SOURCES + " in order, got " + bySource.keySet());
@@ -73,11 +73,11 @@ public record SchedLatency(int sampleEvery, LatencyHistogram all, SequencedMap<S
     }
 
     /** The latencies recorded since {@code earlier}, a snapshot of the same scheduler taken before this one. */
-    public SchedLatency minus(SchedLatency earlier) {
+    public LatencyTotals minus(LatencyTotals earlier) {
         SequencedMap<String, LatencyHistogram> map = new LinkedHashMap<>();
         for (Map.Entry<String, LatencyHistogram> e : bySource.entrySet()) {
             map.put(e.getKey(), e.getValue().minus(earlier.source(e.getKey())));
         }
-        return new SchedLatency(sampleEvery, all.minus(earlier.all), map);
+        return new LatencyTotals(sampleEvery, all.minus(earlier.all), map);
     }
 }

@@ -1,6 +1,6 @@
 package io.loomgmp.metrics;
 
-import io.loomgmp.dispatcher.SchedLatency;
+import io.loomgmp.dispatcher.LatencyTotals;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -20,23 +20,23 @@ import java.util.function.LongSupplier;
  * <p>Any thread; reads are serialised (a gauge read at scrape rate). Holds latency figures
  * only, never the scheduler.
  */
-final class RecentLatency {
+final class LatencyWindow {
     static final Duration EXPIRY = Duration.ofMinutes(2);
     static final int BUFFERS = 3;
     private static final long ROTATE_NANOS = EXPIRY.toNanos() / BUFFERS;
 
     private final LongSupplier nanoClock;
     /** Cumulative snapshots kept, oldest first; at most {@link #BUFFERS}. */
-    private final ArrayDeque<SchedLatency> kept = new ArrayDeque<>(BUFFERS);
+    private final ArrayDeque<LatencyTotals> kept = new ArrayDeque<>(BUFFERS);
     private long keptAt;
     private boolean started;
 
-    RecentLatency(LongSupplier nanoClock) {
+    LatencyWindow(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
     }
 
     /** The latencies recorded in the window that ends with {@code current}, a cumulative snapshot. */
-    synchronized SchedLatency of(SchedLatency current) {
+    synchronized LatencyTotals of(LatencyTotals current) {
         long now = nanoClock.getAsLong();
         if (!started) {
             started = true;

@@ -1,7 +1,7 @@
 package io.loomgmp.metrics;
 
 import io.loomgmp.dispatcher.GmpScheduler;
-import io.loomgmp.dispatcher.SchedLatency;
+import io.loomgmp.dispatcher.LatencyTotals;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -13,13 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The 2-minute window of the percentile gauges, on a clock the test moves. */
-class RecentLatencyTest {
+class LatencyWindowTest {
     private static final long SECOND = 1_000_000_000L;
 
     @Test
     void theWindowIsEverythingForTheFirstTwoMinutesThenTheLastEightyToOneHundredTwentySeconds() throws Exception {
         AtomicLong clock = new AtomicLong();
-        RecentLatency recent = new RecentLatency(clock::get);
+        LatencyWindow recent = new LatencyWindow(clock::get);
         try (GmpScheduler s = GmpScheduler.builder().procs(1).name("recent").latencySample(1).build()) {
             // One task timed at each of these seconds; the window at each read counts them.
             assertEquals(1, window(recent, s, clock, 0), "since the start");
@@ -32,20 +32,20 @@ class RecentLatencyTest {
     }
 
     /** Runs one timed task, moves the clock to {@code second} and reads the window's sample count. */
-    private static long window(RecentLatency recent, GmpScheduler s, AtomicLong clock, long second)
+    private static long window(LatencyWindow recent, GmpScheduler s, AtomicLong clock, long second)
             throws InterruptedException {
         CountDownLatch ran = new CountDownLatch(1);
         s.execute(ran::countDown);
         assertTrue(ran.await(30, TimeUnit.SECONDS));
-        SchedLatency now = awaitCount(s, s.snapshot().tasksRun());
+        LatencyTotals now = awaitCount(s, s.snapshot().tasksRun());
         clock.set(second * SECOND);
         return recent.of(now).all().count();
     }
 
     /** The snapshot's latency once it has timed {@code tasks} tasks (each is timed as it starts). */
-    private static SchedLatency awaitCount(GmpScheduler s, long tasks) throws InterruptedException {
+    private static LatencyTotals awaitCount(GmpScheduler s, long tasks) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        SchedLatency latency;
+        LatencyTotals latency;
         while ((latency = s.snapshot().latency()).all().count() < tasks && System.nanoTime() - deadline < 0) {
             Thread.sleep(1);
         }

@@ -11,7 +11,7 @@ import java.util.function.Function;
  * internals. {@link GmpScheduler}'s static initialiser installs the one instance. See
  * {@link LoomSupport} for what each method does; it checks the arguments.
  */
-final class LoomBridgeAccess implements DispatcherAccess {
+final class DispatcherAccessImpl implements DispatcherAccess {
     @Override
     public void carrierLocator(GmpScheduler scheduler, CarrierLocator locator) {
         scheduler.scheduling.carrierLocator = locator;

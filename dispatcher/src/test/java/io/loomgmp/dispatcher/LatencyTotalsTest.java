@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the source the task waited in; sampling 1 times every task and 0 none; a task whose sample is
  * lost still runs. Every bound is a lower one, or generous: the machine may be loaded.
  */
-class SchedLatencyTest {
+class LatencyTotalsTest {
     private static final Duration BOUND = Duration.ofSeconds(30);
     /** How long the tests keep work waiting: far above any scheduling noise, so a lower bound holds. */
     private static final long WAIT_NANOS = Duration.ofMillis(200).toNanos();
@@ -36,7 +36,7 @@ class SchedLatencyTest {
             long waitedAtLeast = WAIT_NANOS;
             Probe.awaitTrue(() -> s.snapshot().latency().all().count() == 3, BOUND, s,
                     "three samples: the two blockers and the task");
-            SchedLatency latency = s.snapshot().latency();
+            LatencyTotals latency = s.snapshot().latency();
             LatencyHistogram global = latency.source("global");
             assertEquals(3, global.count(), "all three came from outside, through the global queue\n" + s.snapshot());
             assertTrue(global.maxNanos() >= waitedAtLeast, "waited at least " + waitedAtLeast + " ns: " + global);
@@ -59,7 +59,7 @@ class SchedLatencyTest {
             });
             Probe.await(ran, BOUND, s, "the hand-off");
             Probe.awaitTrue(() -> s.snapshot().latency().all().count() == 2, BOUND, s, "both tasks timed");
-            SchedLatency latency = s.snapshot().latency();
+            LatencyTotals latency = s.snapshot().latency();
             assertEquals(1, latency.source("runnext").count(), latency.toString());
             assertTrue(latency.source("runnext").maxNanos() >= WAIT_NANOS, latency.source("runnext").toString());
             assertEquals(1, latency.source("global").count(), "the submitter came from outside\n" + s.snapshot());
