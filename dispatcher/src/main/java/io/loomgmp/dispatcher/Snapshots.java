@@ -32,15 +32,12 @@ final class Snapshots {
             timers += p.timers.pending();
             queues.append(i == 0 ? "" : " ").append(n);
         }
-        int carrierCount = s.idle.carriers();
-        int spinning = s.idle.spinning();
-        int idleCarriers = s.idle.idleCarriers();
-        int blocked = s.carriers.detached();
+        CarrierCounts c = CarrierCounts.of(s);
         int global = s.global.size();
         String state = s.shutdown.isTerminated() ? "terminated" : s.shutdown.isClosed() ? "closed" : "running";
         return "GmpScheduler[" + s.name + ", procs=" + active + ", idle Ps=" + Math.min(active, s.idle.idleProcs())
-                + ", carriers=" + carrierCount + " (running " + Math.max(0, carrierCount - spinning - idleCarriers - blocked)
-                + ", spinning " + spinning + ", idle " + idleCarriers + ", blocked " + blocked + ")"
+                + ", carriers=" + c.all + " (running " + c.running() + ", spinning " + c.spinning
+                + ", idle " + c.idle + ", blocked " + c.blocked + ")"
                 + ", max carriers=" + s.maxCarriers + ", queued=" + (global + local) + " (global " + global
                 + ", local [" + queues + "]), timers=" + timers + ", " + state + "]";
     }
@@ -122,13 +119,10 @@ final class Snapshots {
                     tasksRun, p.timers.pending(), p.preemptRequested,
                     task == null ? null : describe(s, task), task == null ? -1 : s.sysmon.runningNanos(p, tasksRun, now)));
         }
-        int carrierCount = s.idle.carriers();
-        int spinning = s.idle.spinning();
-        int idleCarriers = s.idle.idleCarriers();
-        int blocked = s.carriers.detached();
+        CarrierCounts c = CarrierCounts.of(s);
         return new SchedulerSnapshot(
-                s.name, active, Math.min(active, s.idle.idleProcs()), carrierCount,
-                Math.max(0, carrierCount - spinning - idleCarriers - blocked), spinning, idleCarriers, blocked,
+                s.name, active, Math.min(active, s.idle.idleProcs()), c.all,
+                c.running(), c.spinning, c.idle, c.blocked,
                 s.global.size(), List.copyOf(ps),
                 totals[Counter.TASKS_RUN.ordinal()],
                 totals[Counter.RUNNEXT_HITS.ordinal()],
@@ -165,5 +159,17 @@ final class Snapshots {
             bySource[i] = new LatencyHistogram(counts[i], totals[i], maxima[i]);
         }
         return LatencyTotals.of(s.latencySamples.sampleEvery, bySource);
+    }
+
+    /** The carriers by state, read once each: the summary and the snapshot count them alike. */
+    private record CarrierCounts(int all, int spinning, int idle, int blocked) {
+        static CarrierCounts of(Scheduling s) {
+            return new CarrierCounts(s.idle.carriers(), s.idle.spinning(), s.idle.idleCarriers(), s.carriers.detached());
+        }
+
+        /** Holding a P, neither spinning nor parked; never below 0 although the reads are racy. */
+        int running() {
+            return Math.max(0, all - spinning - idle - blocked);
+        }
     }
 }
