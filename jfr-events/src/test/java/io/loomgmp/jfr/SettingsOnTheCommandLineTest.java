@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The flags docs/observing.md gives, run in a fresh JVM: the shipped settings files (from the source
+ * The flags docs/observability.md gives, run in a fresh JVM: the shipped settings files (from the source
  * tree, the paths {@code ./loomgmp jfc} prints) added to the JDK's default settings with a second
  * {@code settings=} on {@code -XX:StartFlightRecording}.
  */

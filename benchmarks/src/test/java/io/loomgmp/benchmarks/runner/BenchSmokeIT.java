@@ -72,7 +72,7 @@ class BenchSmokeIT {
     @Test
     void everyBenchmarkRunsOnBothSchedulersAndTheReportIsWritten() throws Exception {
         Files.deleteIfExists(OUT.resolve("jmh-result.json"));
-        String tableBefore = Files.readString(ROOT.resolve("docs/benchmarks.md"));
+        String tableBefore = Files.readString(ROOT.resolve("docs/performance.md"));
         Run run = loomgmp(5, "bench", "--smoke");
         assertEquals(0, run.exitCode(), run.stdout() + run.stderr());
 
@@ -131,7 +131,7 @@ class BenchSmokeIT {
         }
         assertTrue(markdown.contains("| benchmark | unit | GMP time/op | GMP CPU/op | GMP cores |"), markdown);
         assertTrue(Files.size(OUT.resolve("chart.png")) > 10_000, "chart.png written");
-        assertEquals(tableBefore, Files.readString(ROOT.resolve("docs/benchmarks.md")), "a smoke run leaves the published table alone");
+        assertEquals(tableBefore, Files.readString(ROOT.resolve("docs/performance.md")), "a smoke run leaves the published table alone");
     }
 
     @Test

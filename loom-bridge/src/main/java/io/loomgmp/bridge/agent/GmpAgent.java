@@ -132,7 +132,7 @@ public final class GmpAgent {
         if (settings.preempt()) {
             PreemptionPolls polls = new PreemptionPolls(settings.preemptInclude(), settings.preemptExclude(), instrumentation);
             instrumentation.addTransformer(polls, false);
-            if (Boolean.getBoolean(PREEMPT_STATS_PROPERTY)) { // a diagnostic: see docs/benchmarks.md, "Start-up cost"
+            if (Boolean.getBoolean(PREEMPT_STATS_PROPERTY)) { // a diagnostic: see docs/performance.md, "Start-up cost"
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println(polls.stats()), "loom-gmp-preempt-stats"));
             }
         }
