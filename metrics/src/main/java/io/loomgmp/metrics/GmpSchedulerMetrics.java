@@ -28,8 +28,11 @@ import java.util.function.ToLongFunction;
  * its cumulative counters, and its scheduling latency, every meter tagged
  * {@code name=<scheduler name>} plus the given tags.
  * <pre>{@code
- * GmpSchedulerMetrics.monitor(registry, Gmp.scheduler().orElseThrow(), Tags.empty());
+ * // under the agent; binds nothing (and throws nothing) when the JVM runs without it
+ * Gmp.scheduler().ifPresent(gmp -> GmpSchedulerMetrics.monitor(registry, gmp));
  * }</pre>
+ * This jar must be of the scheduler's version (the agent's, under the agent): the constructor
+ * throws {@code IllegalStateException} when the two jars say different versions.
  *
  * <table>
  *   <caption>Meters</caption>
@@ -142,8 +145,27 @@ public final class GmpSchedulerMetrics implements MeterBinder {
     /** {@code snapshotMaxAge} zero: every meter read takes a snapshot (tests). */
     GmpSchedulerMetrics(GmpScheduler scheduler, Iterable<Tag> tags, Duration snapshotMaxAge) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        String skew = versionSkew(GmpSchedulerMetrics.class.getPackage().getImplementationVersion(),
+                GmpScheduler.class.getPackage().getImplementationVersion());
+        if (skew != null) {
+            throw new IllegalStateException(skew);
+        }
         this.tags = Tags.concat(Objects.requireNonNull(tags, "tags"), "name", scheduler.name());
         this.snapshots = new SnapshotCache(snapshotMaxAge.toNanos(), System::nanoTime);
+    }
+
+    /**
+     * Why this binder cannot observe that scheduler, or null: the versions of the two jars (their
+     * {@code Implementation-Version}; null for classes loaded from a directory, which cannot be
+     * told apart) differ. A binder reads the scheduler's snapshot method by method, so one built
+     * against another version would fail later, in a gauge, with a {@code NoSuchMethodError}.
+     */
+    static String versionSkew(String metricsVersion, String schedulerVersion) {
+        if (metricsVersion == null || schedulerVersion == null || metricsVersion.equals(schedulerVersion)) {
+            return null;
+        }
+        return "loom-gmp: io.loomgmp:metrics " + metricsVersion + " cannot observe the loom-gmp " + schedulerVersion
+                + " scheduler (under the agent, the agent's version): keep every io.loomgmp artifact at the agent's version";
     }
 
     /**

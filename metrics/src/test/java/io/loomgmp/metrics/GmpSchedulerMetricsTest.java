@@ -57,6 +57,16 @@ class GmpSchedulerMetricsTest {
     }
 
     @Test
+    void aBinderOfAnotherVersionThanTheSchedulerSaysSoAndBindsNothing() {
+        assertNull(GmpSchedulerMetrics.versionSkew("0.2.0", "0.2.0"));
+        assertNull(GmpSchedulerMetrics.versionSkew(null, "0.2.0"), "classes from a directory: no version to compare");
+        assertNull(GmpSchedulerMetrics.versionSkew("0.2.0", null));
+        assertEquals("loom-gmp: io.loomgmp:metrics 0.3.0 cannot observe the loom-gmp 0.2.0 scheduler (under the agent,"
+                + " the agent's version): keep every io.loomgmp artifact at the agent's version",
+                GmpSchedulerMetrics.versionSkew("0.3.0", "0.2.0"));
+    }
+
+    @Test
     void everyMeterHasItsNameTagsUnitAndDescription() {
         try (GmpScheduler scheduler = GmpScheduler.builder().procs(2).maxCarriers(9).name("orders").build()) {
             MeterRegistry registry = new SimpleMeterRegistry();

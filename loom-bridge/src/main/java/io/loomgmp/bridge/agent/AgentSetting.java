@@ -3,8 +3,8 @@ package io.loomgmp.bridge.agent;
 /**
  * Every setting of the agent: its agent argument, its system property, what it accepts and its
  * default. The one list that {@link AgentSettings} parses by and that {@code java -jar
- * loom-gmp-agent.jar} prints ({@link AgentUsage}); docs/usage.md's table in "Using it in an
- * application" documents the same rows (AgentSettingTest checks that it names each of them).
+ * loom-gmp-agent.jar} prints ({@link AgentUsage}); docs/configuration.md's table documents the same
+ * rows with the same texts (AgentSettingTest checks it row by row).
  * {@code strict} is also read by {@link UnsupportedJdkPolicy}, compiled for Java 8, on a JDK too
  * old for this class.
  */
@@ -55,6 +55,15 @@ enum AgentSetting {
         this.valueForm = valueForm;
         this.accepted = accepted;
         this.defaultValue = defaultValue;
+    }
+
+    /**
+     * Whether a running JVM can change it without a restart: only the number of Ps, through the
+     * JDK's {@code VirtualThreadSchedulerMXBean.setParallelism} (which the agent points at
+     * {@code GmpScheduler.setProcs}). Every other setting is read once, at start-up.
+     */
+    boolean changesAtRunTime() {
+        return this == PARALLELISM;
     }
 
     /** {@code parallelism=N}. */

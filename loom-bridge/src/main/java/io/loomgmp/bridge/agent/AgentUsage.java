@@ -26,7 +26,9 @@ final class AgentUsage {
         for (AgentSetting setting : AgentSetting.values()) {
             out.append(String.format("  %-24s -D%-40s default: %s%n", setting.argumentForm(), setting.property,
                     setting.defaultValue));
-            out.append("      ").append(setting.accepted).append('\n');
+            out.append("      ").append(setting.accepted)
+                    .append(setting.changesAtRunTime() ? "; changes at run time (VirtualThreadSchedulerMXBean.setParallelism)" : "")
+                    .append('\n');
         }
         return out.toString();
     }

@@ -14,7 +14,9 @@ import java.util.Set;
  * the build supports.
  * <ol>
  *   <li>Read the settings ({@link AgentSettings}); a bad value stops start-up with one line,
- *       whatever {@code strict} says: it is the user's own configuration.</li>
+ *       whatever {@code strict} says: it is the user's own configuration. Then check that the
+ *       loom-gmp classes on the class path are of the agent's version ({@link VersionSkew}); if
+ *       not, nothing is put in place, as for a JDK of another shape.</li>
  *   <li>Check that {@code java.lang.VirtualThread} has the fields the rewrite expects and can be
  *       retransformed. If not, nothing has been put in place yet: see "A JDK of another shape".</li>
  *   <li>Open {@code java.lang} and export {@code jdk.internal.access} to the agent's module
@@ -76,6 +78,21 @@ public final class GmpAgent {
             System.err.println(e.getMessage());
             System.exit(1);
             return;
+        }
+        // Before anything of the scheduler runs: its classes must be the agent's own version.
+        String skew;
+        try {
+            skew = VersionSkew.problem(AgentRelease.current().version());
+        } catch (Throwable e) { // a jar without its JFR events, a broken release.properties: a broken agent jar
+            System.err.println("loom-gmp: the agent failed to start: " + e);
+            System.exit(1);
+            return;
+        }
+        if (skew != null) {
+            if (VersionSkew.report(skew, settings.strict(), System.err) != 0) {
+                System.exit(1);
+            }
+            return; // nothing installed: the JVM runs as without the agent
         }
         try {
             install(settings, instrumentation);
