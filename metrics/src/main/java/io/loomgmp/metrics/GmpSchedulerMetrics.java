@@ -145,8 +145,8 @@ public final class GmpSchedulerMetrics implements MeterBinder {
     /** {@code snapshotMaxAge} zero: every meter read takes a snapshot (tests). */
     GmpSchedulerMetrics(GmpScheduler scheduler, Iterable<Tag> tags, Duration snapshotMaxAge) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-        String skew = versionSkew(GmpSchedulerMetrics.class.getPackage().getImplementationVersion(),
-                GmpScheduler.class.getPackage().getImplementationVersion());
+        String skew = versionSkew(loomGmpVersion(GmpSchedulerMetrics.class.getPackage()),
+                loomGmpVersion(GmpScheduler.class.getPackage()));
         if (skew != null) {
             throw new IllegalStateException(skew);
         }
@@ -155,9 +155,18 @@ public final class GmpSchedulerMetrics implements MeterBinder {
     }
 
     /**
-     * Why this binder cannot observe that scheduler, or null: the versions of the two jars (their
-     * {@code Implementation-Version}; null for classes loaded from a directory, which cannot be
-     * told apart) differ. A binder reads the scheduler's snapshot method by method, so one built
+     * The {@code Implementation-Version} of the jar {@code pkg} came from, if that jar's
+     * {@code Implementation-Title} says it is loom-gmp's; else null (a directory, an application's
+     * uber-jar), which cannot be told apart.
+     */
+    static String loomGmpVersion(Package pkg) {
+        String title = pkg.getImplementationTitle();
+        return title != null && title.startsWith("loom-gmp") ? pkg.getImplementationVersion() : null;
+    }
+
+    /**
+     * Why this binder cannot observe that scheduler, or null: the loom-gmp versions of the two
+     * jars ({@link #loomGmpVersion}; null where unknown) differ. A binder reads the scheduler's snapshot method by method, so one built
      * against another version would fail later, in a gauge, with a {@code NoSuchMethodError}.
      */
     static String versionSkew(String metricsVersion, String schedulerVersion) {

@@ -13,8 +13,10 @@ import java.security.CodeSource;
  * the same version they are the same classes; of another version the agent's code would run
  * against a scheduler it was not built with, and fail in ways nobody can foresee, perhaps only
  * under load. So the agent looks first: each package's version is the {@code Implementation-Version}
- * of the jar it came from (every loom-gmp jar has one). A package loaded from a directory, as in
- * this project's own tests, has none and cannot be told apart: it passes.
+ * of the jar it came from, when that jar's {@code Implementation-Title} says it is loom-gmp's (every
+ * loom-gmp jar has both). A package loaded from a directory, as in this project's own tests, or
+ * from an application's uber-jar, whose manifest speaks of the application, cannot be told apart:
+ * it passes.
  *
  * <p>What the agent then does is what it does on a JDK it cannot use ({@link UnsupportedJdkPolicy}):
  * by default one warning line, and the JVM runs without loom-gmp (a dependency bump must not keep
@@ -35,7 +37,7 @@ final class VersionSkew {
         // The JFR events' package by name: this module does not read it, the dispatcher does.
         Class<?> jfrEvents = Class.forName(JFR_EVENTS_CLASS, false, GmpScheduler.class.getClassLoader());
         for (Class<?> probe : new Class<?>[] {GmpScheduler.class, jfrEvents}) {
-            String version = probe.getPackage().getImplementationVersion();
+            String version = loomGmpVersion(probe.getPackage());
             if (version != null && !version.equals(agentVersion)) {
                 return "the class path holds " + probe.getPackageName() + " " + version + " (from " + origin(probe)
                         + "), which loads before the loom-gmp " + agentVersion + " agent's own classes";
@@ -60,6 +62,12 @@ final class VersionSkew {
                 + " threads run on the JDK's default scheduler. Keep every io.loomgmp artifact at the agent's version;"
                 + " strict=true (-Dgmp.strict=true) makes the agent refuse to start instead.");
         return 0;
+    }
+
+    /** The package's version if its jar says it is one of loom-gmp's, else null. */
+    static String loomGmpVersion(Package pkg) {
+        String title = pkg.getImplementationTitle();
+        return title != null && title.startsWith("loom-gmp") ? pkg.getImplementationVersion() : null;
     }
 
     private static String origin(Class<?> type) {

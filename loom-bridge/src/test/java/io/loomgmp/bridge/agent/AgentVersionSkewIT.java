@@ -37,13 +37,19 @@ class AgentVersionSkewIT {
     @TempDir
     Path tmp;
 
-    /** The dispatcher's classes, as the build made them, in a jar whose manifest says {@code version}. */
+    /** The dispatcher's classes, as the build made them, in a loom-gmp jar whose manifest says {@code version}. */
     private Path dispatcherJar(String version) throws IOException, URISyntaxException {
+        return dispatcherJar("loom-gmp dispatcher", version);
+    }
+
+    /** The dispatcher's classes in a jar whose manifest names {@code title} and {@code version}. */
+    private Path dispatcherJar(String title, String version) throws IOException, URISyntaxException {
         Path built = Path.of(GmpScheduler.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.IMPLEMENTATION_TITLE, title);
         manifest.getMainAttributes().put(Attributes.Name.IMPLEMENTATION_VERSION, version);
-        Path jar = tmp.resolve("dispatcher-" + version + ".jar");
+        Path jar = tmp.resolve(title.replace(' ', '-') + "-" + version + ".jar");
         try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file, manifest)) {
             int classes = 0;
             if (Files.isDirectory(built)) { // the reactor's target/classes
@@ -117,7 +123,16 @@ class AgentVersionSkewIT {
 
     @Test
     void theControlTheSameJarAtTheAgentsVersionRunsOnGmp() throws Exception {
-        ForkedJvm jvm = probe(dispatcherJar(VERSION), null);
+        assertRunsOnGmp(probe(dispatcherJar(VERSION), null));
+    }
+
+    /** An application's uber-jar that took in the dispatcher: its manifest speaks of the application. */
+    @Test
+    void anApplicationsOwnJarOfAnotherVersionIsNotTakenForLoomGmps() throws Exception {
+        assertRunsOnGmp(probe(dispatcherJar("acme orders service", "9.9.9"), null));
+    }
+
+    private static void assertRunsOnGmp(ForkedJvm jvm) {
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("", jvm.stderr(), jvm.toString());
         assertTrue(jvm.value("carrier").startsWith("gmp-M"), jvm.toString());
