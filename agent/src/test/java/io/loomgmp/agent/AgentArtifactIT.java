@@ -127,13 +127,21 @@ class AgentArtifactIT {
     }
 
     @Test
-    void theJavadocJarDocumentsTheAgentsPublicApi() throws IOException {
+    void theJavadocJarDocumentsThePublicApiInsideTheAgentAndNothingElse() throws IOException {
         assumeFalse(Boolean.getBoolean("loomgmp.javadoc.skipped"), "built with -Dmaven.javadoc.skip=true");
         assertTrue(Files.isRegularFile(JAVADOC), JAVADOC + " was not built");
         Set<String> pages = names(JAVADOC);
         assertTrue(pages.contains("index.html"), pages.toString());
-        assertTrue(pages.stream().anyMatch(p -> p.endsWith("io/loomgmp/bridge/Gmp.html")), pages.toString());
-        assertTrue(pages.stream().anyMatch(p -> p.endsWith("io/loomgmp/bridge/GmpVirtualThreads.html")), pages.toString());
+        // The packages the modules inside export, in one javadoc.
+        for (String page : List.of("io/loomgmp/bridge/Gmp.html", "io/loomgmp/bridge/GmpVirtualThreads.html",
+                "io/loomgmp/dispatcher/GmpScheduler.html", "io/loomgmp/dispatcher/SchedulerSnapshot.html",
+                "io/loomgmp/jfr/RunEvent.html")) {
+            assertTrue(pages.contains(page), JAVADOC + " has no " + page + ": " + pages);
+        }
+        // Not the packages they keep to themselves.
+        List<String> internal = pages.stream().filter(p -> p.startsWith("io/loomgmp/bridge/agent/")
+                || p.startsWith("io/loomgmp/bridge/classfile/") || p.startsWith("io/loomgmp/dispatcher/loom/")).toList();
+        assertEquals(List.of(), internal, "pages of packages the modules do not export");
     }
 
     private static Path path(String property) {

@@ -55,7 +55,9 @@ class InstalledArtifactsTest {
         assumeFalse(Boolean.getBoolean("consumer.javadoc.skipped"), "built with -Dmaven.javadoc.skip=true");
         Path javadoc = file(AGENT_DIR, "loom-gmp-agent-" + VERSION + "-javadoc.jar");
         try (JarFile jar = new JarFile(javadoc.toFile())) {
-            assertTrue(jar.getJarEntry("index.html") != null, javadoc + " has no index.html");
+            for (String page : List.of("index.html", "io/loomgmp/bridge/Gmp.html", "io/loomgmp/dispatcher/GmpScheduler.html")) {
+                assertTrue(jar.getJarEntry(page) != null, javadoc + " has no " + page);
+            }
         }
     }
 
