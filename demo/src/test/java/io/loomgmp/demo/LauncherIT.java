@@ -396,9 +396,9 @@ class LauncherIT {
 
     /**
      * --aot: the first run trains (without the agent, which JDK 25.0.3 cannot assemble a cache
-     * with) and writes the cache, the next one runs with the agent on it, and a cache the JVM
-     * cannot use stops the JVM, saying so, rather than run without it. Paths relative to the
-     * directory it is run from.
+     * with) and writes the cache and what it was made from, the next one runs with the agent on
+     * it; a cache the JVM cannot use stops the JVM, saying so, rather than run without it; and a
+     * cache made from another jar stops the launcher. Paths relative to the directory it is run from.
      */
     @Test
     void runWithAnAotCacheTrainsThenUsesItOrStopsWhenTheJvmCannot() throws Exception {
@@ -414,6 +414,8 @@ class LauncherIT {
         assertFalse(training.stdout().contains("@gmp-M"), "the training run is without the agent: " + training.stdout());
         assertTrue(Files.isRegularFile(work.resolve("app.aot")), "no cache written:\n" + training);
         assertTrue(training.stderr().contains("loomgmp: wrote the AOT cache app.aot"), training.stderr());
+        assertTrue(Files.readString(work.resolve("app.aot.inputs")).contains("class path entry hello.jar: "),
+                "what the cache was made from: " + Files.readString(work.resolve("app.aot.inputs")));
 
         Run using = bashIn(work, env, "bash", launcher, "run", "--aot", "app.aot", "-Xlog:aot=info", "-cp", "hello.jar", "Hello");
         assertEquals(0, using.exitCode(), using.toString());
@@ -424,26 +426,48 @@ class LauncherIT {
         assertTrue(using.stdout().contains("hello from VirtualThread") && using.stdout().contains("@gmp-M"),
                 "the run on the cache has the agent: " + using.stdout());
 
-        // A cache made for a JVM without the agent (no java.instrument module): the JVM cannot use it.
+        // A cache made for a JVM without the agent (no java.instrument module): the JVM cannot use
+        // it. Made by java itself, it has no inputs file: the launcher refuses it first.
         Run plain = bashIn(work, env, Path.of(JAVA_HOME, "bin", "java").toString(), "-XX:AOTCacheOutput=plain.aot",
                 "-cp", "hello.jar", "Hello");
         assertEquals(0, plain.exitCode(), plain.toString());
+        Run unchecked = bashIn(work, env, "bash", launcher, "run", "--aot", "plain.aot", "-cp", "hello.jar", "Hello");
+        assertEquals(2, unchecked.exitCode(), unchecked.toString());
+        assertTrue(unchecked.stderr().contains("the AOT cache plain.aot has no plain.aot.inputs, so it was not trained by"
+                + " ./loomgmp run --aot"), unchecked.stderr());
+        Files.copy(work.resolve("app.aot.inputs"), work.resolve("plain.aot.inputs"));
         Run refused = bashIn(work, env, "bash", launcher, "run", "--aot", "plain.aot", "-cp", "hello.jar", "Hello");
         assertEquals(1, refused.exitCode(), refused.toString());
         assertTrue(refused.stderr().contains("then delete plain.aot to train a new one"), refused.stderr());
         assertTrue((refused.stdout() + refused.stderr()).contains("Unable to use AOT cache"), refused.toString());
         assertFalse(refused.stdout().contains("hello from"), "ran without the cache: " + refused.stdout());
+
+        // The application rebuilt: JDK 25.0.3 would run the old classes from the cache; the launcher stops.
+        Files.writeString(work.resolve("Hello.java"), Files.readString(work.resolve("Hello.java")).replace("hello from", "hi from"));
+        helloJar(work, false);
+        Run stale = bashIn(work, env, "bash", launcher, "run", "--aot", "app.aot", "-cp", "hello.jar", "Hello");
+        assertEquals(2, stale.exitCode(), stale.toString());
+        assertTrue(stale.stderr().contains("loomgmp: the AOT cache app.aot does not fit this run: the class path entry"
+                + " hello.jar changed since it was trained"), stale.stderr());
+        assertEquals("", stale.stdout());
     }
 
     /** A jar in {@code dir}, hello.jar, whose main class Hello prints the thread a virtual thread runs on. */
     private static void helloJar(Path dir) throws Exception {
-        Files.writeString(dir.resolve("Hello.java"), """
-                public class Hello {
-                    public static void main(String[] args) throws Exception {
-                        Thread.ofVirtual().start(() -> System.out.println("hello from " + Thread.currentThread())).join();
+        helloJar(dir, true);
+    }
+
+    /** hello.jar from {@code dir}'s Hello.java, written first when {@code write}. */
+    private static void helloJar(Path dir, boolean write) throws Exception {
+        if (write) {
+            Files.writeString(dir.resolve("Hello.java"), """
+                    public class Hello {
+                        public static void main(String[] args) throws Exception {
+                            Thread.ofVirtual().start(() -> System.out.println("hello from " + Thread.currentThread())).join();
+                        }
                     }
-                }
-                """);
+                    """);
+        }
         for (List<String> tool : List.of(List.of("javac", "-d", "classes", "Hello.java"),
                 List.of("jar", "--create", "--file", "hello.jar", "-C", "classes", "."))) {
             List<String> command = new ArrayList<>(tool);
