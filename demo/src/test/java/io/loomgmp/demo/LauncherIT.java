@@ -24,8 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The launcher's own checks, which run before anything is built: the up-to-date check of the
- * jars it runs, the JDK it accepts, and the test command's plan for the browser test, as root and
- * as a user who is not.
+ * jars it runs, the JDK it accepts, the test command's plan for the packages its tests need (with
+ * and without --install-packages, as root and as a user who is not), its help, {@code run}'s
+ * options (the agent's arguments, the AOT cache), and a launcher linked from a directory on the
+ * PATH and run from anywhere.
  */
 @EnabledOnOs(value = OS.LINUX, disabledReason = "the launcher's checks use Linux's tools and users")
 class LauncherIT {
@@ -40,10 +42,16 @@ class LauncherIT {
     }
 
     private Run bash(Map<String, String> env, String... command) throws Exception {
+        return bashIn(ROOT, env, command);
+    }
+
+    /** Runs {@code command} from {@code dir}, bounded in time; its output and errors apart. */
+    private Run bashIn(Path dir, Map<String, String> env, String... command) throws Exception {
         Path out = Files.createTempFile(tmp, "out", ".txt");
         Path err = Files.createTempFile(tmp, "err", ".txt");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile())
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().remove("LOOMGMP_CHROMIUM"); // the browser the tests give, or none
         builder.environment().putAll(env);
         Process process = builder.start();
         if (!process.waitFor(2, TimeUnit.MINUTES)) {
@@ -159,37 +167,84 @@ class LauncherIT {
 
     // ---------------------------------------------------------------- the test command's plan
 
+    private static final String NO_CHROMIUM = "no Chromium (none on the PATH, LOOMGMP_CHROMIUM unset): the trace.html"
+            + " browser tests will be SKIPPED";
+    private static final String NO_TMUX = "no tmux on the PATH: the live console's terminal test (TopIT) will be SKIPPED";
+    private static final String HOW_TO_GET_THEM = "to run them: ./loomgmp test --install-packages (as root on Debian or"
+            + " Ubuntu), or apt-get install chromium tmux, or LOOMGMP_CHROMIUM=<path>";
+
     @Test
-    void withoutABrowserOrTmuxAUserWhoIsNotRootIsToldTheirTestsAreSkipped() throws Exception {
-        List<String> command = new ArrayList<>();
-        if (isRoot()) {
-            // Run as nobody: the path a developer who is not root takes.
-            Assumptions.assumeTrue(readableByAll(ROOT), "the checkout is not readable by other users: " + ROOT);
-            command.addAll(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--"));
-        }
-        command.addAll(List.of("bash", ROOT.resolve("loomgmp").toString(), "test", "--check"));
-        Run run = bash(Map.of("PATH", pathWithoutBrowsers().toString(), "JAVA_HOME", JAVA_HOME, "HOME", tmp.toString()),
-                command.toArray(String[]::new));
+    void withoutTheFlagAUserWhoIsNotRootIsToldWhatIsMissingWhichTestsAreSkippedAndHowToGetThem() throws Exception {
+        Run run = testPlan(true, pathWithout(), "--check");
         assertEquals(0, run.exitCode(), run.stderr());
-        assertTrue(run.stderr().contains("no Chromium (none on the PATH, LOOMGMP_CHROMIUM unset) and not root, so it cannot be"
-                + " installed here: the trace.html browser tests will be SKIPPED"), run.stderr());
-        assertTrue(run.stderr().contains("no tmux on the PATH and not root, so it cannot be installed here: the live"
-                + " console's terminal test (TopIT) will be SKIPPED"), run.stderr());
+        assertTrue(run.stderr().contains(NO_CHROMIUM), run.stderr());
+        assertTrue(run.stderr().contains(NO_TMUX), run.stderr());
+        assertTrue(run.stderr().contains(HOW_TO_GET_THEM), run.stderr());
+        assertFalse(run.stderr().contains("install Debian's"), run.stderr());
         assertTrue(run.stderr().contains("would run: ./mvnw -B verify"), run.stderr());
         assertFalse(run.stderr().contains("-Dloomgmp.chromium"), run.stderr());
     }
 
     @Test
-    void withoutABrowserOrTmuxRootWouldInstallDebiansChromiumAndTmux() throws Exception {
-        Assumptions.assumeTrue(isRoot(), "not root: the other test covers this user");
-        Path path = pathWithoutBrowsers();
-        Assumptions.assumeTrue(Files.isExecutable(path.resolve("apt-get")), "no apt-get on this machine");
-        Run run = bash(Map.of("PATH", path.toString(), "JAVA_HOME", JAVA_HOME),
-                "bash", ROOT.resolve("loomgmp").toString(), "test", "--check");
+    void withoutTheFlagRootIsToldTooAndNothingIsInstalled() throws Exception {
+        Assumptions.assumeTrue(isRoot(), "not root: the test above covers this user");
+        Run run = testPlan(false, pathWithout(), "--check");
         assertEquals(0, run.exitCode(), run.stderr());
-        assertTrue(run.stderr().contains("would install Debian's chromium"), run.stderr());
+        assertTrue(run.stderr().contains(NO_CHROMIUM), run.stderr());
+        assertTrue(run.stderr().contains(NO_TMUX), run.stderr());
+        assertTrue(run.stderr().contains(HOW_TO_GET_THEM), run.stderr());
+        assertFalse(run.stderr().contains("install Debian's"), "installs only with --install-packages:\n" + run.stderr());
+        assertTrue(run.stderr().contains("would run: ./mvnw -B verify"), run.stderr());
+    }
+
+    @Test
+    void withTheFlagRootWouldInstallDebiansChromiumAndTmux() throws Exception {
+        Assumptions.assumeTrue(isRoot(), "not root: the test below covers this user");
+        Path path = pathWithout();
+        Assumptions.assumeTrue(Files.isExecutable(path.resolve("apt-get")), "no apt-get on this machine");
+        Run run = testPlan(false, path, "--install-packages", "--check");
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertTrue(run.stderr().contains("would install Debian's chromium for the trace.html browser tests"), run.stderr());
         assertTrue(run.stderr().contains("would install Debian's tmux for the live console's terminal test"),
                 run.stderr());
+        assertFalse(run.stderr().contains("SKIPPED"), run.stderr());
+        assertTrue(run.stderr().contains("would run: ./mvnw -B verify"), run.stderr());
+    }
+
+    @Test
+    void withTheFlagAUserWhoIsNotRootIsRefusedAndToldWhy() throws Exception {
+        for (String[] arguments : List.of(new String[] {"--check", "--install-packages"}, new String[] {"--install-packages"})) {
+            Run run = testPlan(true, pathWithout(), arguments);
+            assertEquals(2, run.exitCode(), String.join(" ", arguments) + ": " + run);
+            assertTrue(run.stderr().contains("--install-packages cannot install chromium tmux: you are not root (uid "),
+                    run.stderr());
+            assertTrue(run.stderr().contains("apt-get installs as root only"), run.stderr());
+            assertFalse(run.stderr().contains("would run"), run.stderr());
+            assertFalse(run.stderr().contains("running ./mvnw"), run.stderr());
+        }
+    }
+
+    @Test
+    void withTheFlagButNoAptGetRootIsRefusedAndToldWhy() throws Exception {
+        Assumptions.assumeTrue(isRoot(), "not root: refused for that already");
+        Run run = testPlan(false, pathWithout("apt-get"), "--install-packages", "--check");
+        assertEquals(2, run.exitCode(), run.stderr());
+        assertTrue(run.stderr().contains("--install-packages cannot install chromium tmux: there is no apt-get here"),
+                run.stderr());
+    }
+
+    /** {@code ./loomgmp test ARGS} with {@code path} as the PATH; as nobody when {@code notRoot} and this is root. */
+    private Run testPlan(boolean notRoot, Path path, String... arguments) throws Exception {
+        List<String> command = new ArrayList<>();
+        if (notRoot && isRoot()) {
+            // Run as nobody: the path a developer who is not root takes.
+            Assumptions.assumeTrue(readableByAll(ROOT), "the checkout is not readable by other users: " + ROOT);
+            command.addAll(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--"));
+        }
+        command.addAll(List.of("bash", ROOT.resolve("loomgmp").toString(), "test"));
+        command.addAll(List.of(arguments));
+        return bash(Map.of("PATH", path.toString(), "JAVA_HOME", JAVA_HOME, "HOME", tmp.toString()),
+                command.toArray(String[]::new));
     }
 
     @Test
@@ -199,6 +254,258 @@ class LauncherIT {
         assertEquals(2, run.exitCode(), run.stderr());
         assertTrue(run.stderr().contains("LOOMGMP_CHROMIUM=" + tmp.resolve("no-such-browser") + " is not an executable"),
                 run.stderr());
+    }
+
+    // ---------------------------------------------------------------- help
+
+    private static final List<String> USER_COMMANDS = List.of("run", "top", "trace", "jfc", "version");
+    private static final List<String> EVALUATOR_COMMANDS = List.of("demo", "bench", "soak");
+    private static final List<String> CONTRIBUTOR_COMMANDS = List.of("build", "test");
+
+    @Test
+    void helpListsEveryCommandUnderWhoRunsIt() throws Exception {
+        Run run = launcher("help");
+        assertEquals(0, run.exitCode(), run.stderr());
+        String out = run.stdout();
+        int users = out.indexOf("\nFor users:\n");
+        int evaluators = out.indexOf("\nFor evaluators:\n");
+        int contributors = out.indexOf("\nFor contributors:\n");
+        assertTrue(users >= 0 && users < evaluators && evaluators < contributors, out);
+        assertCommandsIn(out.substring(users, evaluators), USER_COMMANDS, out);
+        assertCommandsIn(out.substring(evaluators, contributors), EVALUATOR_COMMANDS, out);
+        assertCommandsIn(out.substring(contributors), CONTRIBUTOR_COMMANDS, out);
+        assertEquals(out, launcher().stdout(), "./loomgmp alone prints the help");
+    }
+
+    private static void assertCommandsIn(String section, List<String> commands, String help) {
+        int from = 0;
+        for (String command : commands) {
+            int at = section.indexOf("\n  ./loomgmp " + command + " ", from) + 1;
+            if (at == 0) {
+                at = section.indexOf("\n  ./loomgmp " + command + "\n", from) + 1;
+            }
+            assertTrue(at > from, command + " not listed in its place in\n" + help);
+            from = at;
+        }
+    }
+
+    @Test
+    void eachCommandsHelpGivesItsSynopsisAndWhatItWritesAndDashDashHelpIsTheSame() throws Exception {
+        for (String command : Stream.of(USER_COMMANDS, EVALUATOR_COMMANDS, CONTRIBUTOR_COMMANDS).flatMap(List::stream).toList()) {
+            Run help = launcher("help", command);
+            assertEquals(0, help.exitCode(), command + ": " + help.stderr());
+            assertTrue(help.stdout().startsWith("usage: ./loomgmp " + command), help.stdout());
+            assertTrue(help.stdout().contains("Writes") || help.stdout().contains("writes"),
+                    "help " + command + " does not say what it writes:\n" + help.stdout());
+            assertTrue(help.stdout().contains("Example"), "help " + command + " has no example:\n" + help.stdout());
+            if (!command.equals("soak")) { // soak --help is the soak's own
+                Run dashDashHelp = launcher(command, "--help");
+                assertEquals(0, dashDashHelp.exitCode(), command + " --help: " + dashDashHelp.stderr());
+                assertEquals(help.stdout(), dashDashHelp.stdout(), command + " --help and help " + command);
+            }
+        }
+        assertTrue(launcher("help", "soak").stdout().contains("./loomgmp soak --help prints them"));
+    }
+
+    /**
+     * The figures the docs quote word for word (README, CONTRIBUTING, docs/performance.md): when
+     * this fails, the launcher's times changed, and the docs must change with them.
+     */
+    @Test
+    void theHelpGivesTheMeasuredTimesTheDocsQuote() throws Exception {
+        String bench = launcher("help", "bench").stdout();
+        for (String figure : List.of("about 52 min on 2 cores (the last published run took 51 min 38 s)", "--quick",
+                "about 6.5 min", "about 1.5 min", "about 6 min with the default")) {
+            assertTrue(bench.contains(figure), "help bench lacks '" + figure + "':\n" + bench);
+        }
+        String test = launcher("help", "test").stdout();
+        assertTrue(test.contains("6 to 10 minutes on 2 cores"), test);
+        String demo = launcher("help", "demo").stdout();
+        assertTrue(demo.contains("about 40 s") && demo.contains("--small about 20 s"), demo);
+        assertTrue(launcher("help", "soak").stdout().contains("default 10 min"));
+    }
+
+    @Test
+    void helpOfAnUnknownCommandIsAnErrorNamingTheCommands() throws Exception {
+        Run run = launcher("help", "frobnicate");
+        assertEquals(2, run.exitCode(), run.toString());
+        assertEquals("loomgmp: no command 'frobnicate'; the commands are: run top trace jfc version demo bench soak build"
+                + " test help", run.stderr().strip());
+        assertEquals("", run.stdout());
+        Run unknown = launcher("frobnicate");
+        assertEquals(2, unknown.exitCode(), unknown.toString());
+        assertTrue(unknown.stderr().startsWith("loomgmp: unknown command 'frobnicate'; the commands are: run top"),
+                unknown.stderr());
+    }
+
+    // ---------------------------------------------------------------- bench
+
+    @Test
+    void benchPublishNamesTheDocItRewritesAndNeedsAWholeRun() throws Exception {
+        Run run = launcher("bench", "--publish", "Skynet");
+        assertEquals(2, run.exitCode(), run.toString());
+        assertTrue(run.stderr().contains("--publish needs a whole run (no REGEX, no --smoke): only that may replace the"
+                + " table in docs/performance.md"), run.stderr());
+        assertTrue(Files.isRegularFile(ROOT.resolve("docs/performance.md")), "the doc bench --publish rewrites");
+        assertTrue(launcher("help", "bench").stdout().contains("benchmarks/results/ and the benchmark table in docs/performance.md"));
+    }
+
+    @Test
+    void benchStartupHandsItsArgumentsToTheStartUpBenchmark() throws Exception {
+        Run help = launcher("bench", "--startup", "--help");
+        assertEquals(0, help.exitCode(), help.toString());
+        assertTrue(help.stdout().contains("run.sh") && help.stdout().contains("--runs N"), "run.sh's help: " + help.stdout());
+        Run bad = launcher("bench", "--startup", "--no-such-option");
+        assertEquals(2, bad.exitCode(), bad.toString());
+        assertTrue(bad.stderr().contains("--no-such-option"), bad.stderr());
+        Run late = launcher("bench", "--quick", "--startup");
+        assertEquals(2, late.exitCode(), late.toString());
+        assertTrue(late.stderr().contains("--startup comes first"), late.stderr());
+    }
+
+    // ---------------------------------------------------------------- run
+
+    @Test
+    void runChecksItsOptionsBeforeStartingJava() throws Exception {
+        Run none = launcher("run");
+        assertEquals(2, none.exitCode(), none.toString());
+        assertTrue(none.stderr().contains("'run' needs java arguments, e.g. ./loomgmp run -jar app.jar"), none.stderr());
+        Run optionsOnly = launcher("run", "--agent-args", "verbose=true");
+        assertEquals(2, optionsOnly.exitCode(), optionsOnly.toString());
+        assertTrue(optionsOnly.stderr().contains("'run' needs java arguments"), optionsOnly.stderr());
+        Run noValue = launcher("run", "--agent-args");
+        assertEquals(2, noValue.exitCode(), noValue.toString());
+        assertTrue(noValue.stderr().contains("--agent-args needs a value, e.g. --agent-args parallelism=4,verbose=true"),
+                noValue.stderr());
+        Run forgotten = launcher("run", "--agent-args", "-jar", "app.jar");
+        assertEquals(2, forgotten.exitCode(), forgotten.toString());
+        assertTrue(forgotten.stderr().contains("--agent-args takes K=V settings separated by commas"), forgotten.stderr());
+        Run noCache = launcher("run", "--aot");
+        assertEquals(2, noCache.exitCode(), noCache.toString());
+        assertTrue(noCache.stderr().contains("--aot needs the AOT cache file"), noCache.stderr());
+    }
+
+    @Test
+    void runPassesTheAgentArgumentsAfterTheAgentJar() throws Exception {
+        Run run = launcher("run", "--agent-args", "parallelism=1,verbose=true", "--", "-version");
+        assertEquals(0, run.exitCode(), run.stderr());
+        // verbose=true: the agent's start-up line, with every setting in force.
+        assertTrue(run.stderr().lines().anyMatch(line -> line.startsWith("loom-gmp ") && line.contains(" agent on JDK ")
+                && line.contains("parallelism=1,") && line.contains("verbose=true")), run.stderr());
+        assertTrue(run.stderr().contains("version \"25"), run.stderr());
+    }
+
+    /**
+     * --aot: the first run trains (without the agent, which JDK 25.0.3 cannot assemble a cache
+     * with) and writes the cache and what it was made from, the next one runs with the agent on
+     * it; a cache the JVM cannot use stops the JVM, saying so, rather than run without it; and a
+     * cache made from another jar stops the launcher. Paths relative to the directory it is run from.
+     */
+    @Test
+    void runWithAnAotCacheTrainsThenUsesItOrStopsWhenTheJvmCannot() throws Exception {
+        Path work = Files.createDirectories(tmp.resolve("aot"));
+        helloJar(work);
+        Map<String, String> env = Map.of("JAVA_HOME", JAVA_HOME);
+        String launcher = ROOT.resolve("loomgmp").toString();
+
+        Run training = bashIn(work, env, "bash", launcher, "run", "--aot", "app.aot", "-cp", "hello.jar", "Hello");
+        assertEquals(0, training.exitCode(), training.toString());
+        assertTrue(training.stderr().contains("loomgmp: training: writing the AOT cache app.aot at exit"), training.stderr());
+        assertTrue(training.stdout().contains("hello from VirtualThread"), training.stdout());
+        assertFalse(training.stdout().contains("@gmp-M"), "the training run is without the agent: " + training.stdout());
+        assertTrue(Files.isRegularFile(work.resolve("app.aot")), "no cache written:\n" + training);
+        assertTrue(training.stderr().contains("loomgmp: wrote the AOT cache app.aot"), training.stderr());
+        assertTrue(Files.readString(work.resolve("app.aot.inputs")).contains("class path entry hello.jar: "),
+                "what the cache was made from: " + Files.readString(work.resolve("app.aot.inputs")));
+
+        Run using = bashIn(work, env, "bash", launcher, "run", "--aot", "app.aot", "-Xlog:aot=info", "-cp", "hello.jar", "Hello");
+        assertEquals(0, using.exitCode(), using.toString());
+        assertTrue(using.stderr().contains("loomgmp: using the AOT cache app.aot"), using.stderr());
+        assertTrue(using.stderr().contains("they get no preemption polls"), using.stderr());
+        assertTrue(using.stdout().contains("Opened AOT cache app.aot"), using.stdout());
+        assertTrue(using.stdout().contains("Using AOT-linked classes: true"), using.stdout());
+        assertTrue(using.stdout().contains("hello from VirtualThread") && using.stdout().contains("@gmp-M"),
+                "the run on the cache has the agent: " + using.stdout());
+
+        // A cache made for a JVM without the agent (no java.instrument module): the JVM cannot use
+        // it. Made by java itself, it has no inputs file: the launcher refuses it first.
+        Run plain = bashIn(work, env, Path.of(JAVA_HOME, "bin", "java").toString(), "-XX:AOTCacheOutput=plain.aot",
+                "-cp", "hello.jar", "Hello");
+        assertEquals(0, plain.exitCode(), plain.toString());
+        Run unchecked = bashIn(work, env, "bash", launcher, "run", "--aot", "plain.aot", "-cp", "hello.jar", "Hello");
+        assertEquals(2, unchecked.exitCode(), unchecked.toString());
+        assertTrue(unchecked.stderr().contains("the AOT cache plain.aot has no plain.aot.inputs, so it was not trained by"
+                + " ./loomgmp run --aot"), unchecked.stderr());
+        Files.copy(work.resolve("app.aot.inputs"), work.resolve("plain.aot.inputs"));
+        Run refused = bashIn(work, env, "bash", launcher, "run", "--aot", "plain.aot", "-cp", "hello.jar", "Hello");
+        assertEquals(1, refused.exitCode(), refused.toString());
+        assertTrue(refused.stderr().contains("then delete plain.aot to train a new one"), refused.stderr());
+        assertTrue((refused.stdout() + refused.stderr()).contains("Unable to use AOT cache"), refused.toString());
+        assertFalse(refused.stdout().contains("hello from"), "ran without the cache: " + refused.stdout());
+
+        // The application rebuilt: JDK 25.0.3 would run the old classes from the cache; the launcher stops.
+        Files.writeString(work.resolve("Hello.java"), Files.readString(work.resolve("Hello.java")).replace("hello from", "hi from"));
+        helloJar(work, false);
+        Run stale = bashIn(work, env, "bash", launcher, "run", "--aot", "app.aot", "-cp", "hello.jar", "Hello");
+        assertEquals(2, stale.exitCode(), stale.toString());
+        assertTrue(stale.stderr().contains("loomgmp: the AOT cache app.aot does not fit this run: the class path entry"
+                + " hello.jar changed since it was trained"), stale.stderr());
+        assertEquals("", stale.stdout());
+    }
+
+    /** A jar in {@code dir}, hello.jar, whose main class Hello prints the thread a virtual thread runs on. */
+    private static void helloJar(Path dir) throws Exception {
+        helloJar(dir, true);
+    }
+
+    /** hello.jar from {@code dir}'s Hello.java, written first when {@code write}. */
+    private static void helloJar(Path dir, boolean write) throws Exception {
+        if (write) {
+            Files.writeString(dir.resolve("Hello.java"), """
+                    public class Hello {
+                        public static void main(String[] args) throws Exception {
+                            Thread.ofVirtual().start(() -> System.out.println("hello from " + Thread.currentThread())).join();
+                        }
+                    }
+                    """);
+        }
+        for (List<String> tool : List.of(List.of("javac", "-d", "classes", "Hello.java"),
+                List.of("jar", "--create", "--file", "hello.jar", "-C", "classes", "."))) {
+            List<String> command = new ArrayList<>(tool);
+            command.set(0, Path.of(JAVA_HOME, "bin", tool.getFirst()).toString());
+            Process process = new ProcessBuilder(command).directory(dir.toFile()).inheritIO().start();
+            assertTrue(process.waitFor(2, TimeUnit.MINUTES), command + " did not finish in 2 minutes");
+            assertEquals(0, process.exitValue(), String.join(" ", command));
+        }
+    }
+
+    // ---------------------------------------------------------------- through a symlink, from anywhere
+
+    @Test
+    void aLinkOnThePathRunsTheCheckoutFromAnyDirectoryWithPathsRelativeToIt() throws Exception {
+        Path bin = Files.createDirectories(tmp.resolve("link-bin"));
+        Files.createSymbolicLink(bin.resolve("loomgmp"), ROOT.resolve("loomgmp"));
+        Path work = Files.createDirectories(tmp.resolve("elsewhere"));
+        helloJar(work);
+        Map<String, String> env = Map.of("PATH", bin + ":" + System.getenv("PATH"), "JAVA_HOME", JAVA_HOME);
+
+        Run help = bashIn(work, env, "bash", "-c", "loomgmp help");
+        assertEquals(0, help.exitCode(), help.toString());
+        assertTrue(help.stdout().contains("For users:"), help.stdout());
+        Run jfc = bashIn(work, env, "bash", "-c", "loomgmp jfc always");
+        assertEquals(0, jfc.exitCode(), jfc.toString());
+        Path settings = Path.of(jfc.stdout().strip());
+        assertTrue(Files.isRegularFile(settings), "not a file: " + settings);
+        assertTrue(settings.toRealPath().startsWith(ROOT.toRealPath()), settings + " is not in the checkout " + ROOT);
+        Run run = bashIn(work, env, "bash", "-c", "loomgmp run -cp hello.jar Hello");
+        assertEquals(0, run.exitCode(), run.toString());
+        assertTrue(run.stdout().contains("@gmp-M"), "hello.jar, relative to " + work + ", with the agent: " + run.stdout());
+    }
+
+    private Run launcher(String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("loomgmp").toString()));
+        command.addAll(List.of(arguments));
+        return bash(Map.of(), command.toArray(String[]::new));
     }
 
     private static boolean isRoot() throws Exception {
@@ -216,9 +523,9 @@ class LauncherIT {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("loomgmp"))).charAt(6) == 'r';
     }
 
-    /** A directory of links to every command in /usr/bin and /bin but the browsers and tmux. */
-    private Path pathWithoutBrowsers() throws IOException {
-        Path bin = tmp.resolve("bin");
+    /** A directory of links to every command in /usr/bin and /bin but the browsers, tmux and {@code also}. */
+    private Path pathWithout(String... also) throws IOException {
+        Path bin = Files.createTempDirectory(tmp, "bin");
         Files.createDirectories(bin);
         for (Path dir : List.of(tmp, bin)) { // the user who is not root must get in
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -231,7 +538,7 @@ class LauncherIT {
                 for (Path command : commands.toList()) {
                     String name = command.getFileName().toString();
                     if (name.startsWith("chromium") || name.startsWith("google-chrome") || name.equals("tmux")
-                            || Files.exists(bin.resolve(name))) {
+                            || List.of(also).contains(name) || Files.exists(bin.resolve(name))) {
                         continue;
                     }
                     Files.createSymbolicLink(bin.resolve(name), command);
