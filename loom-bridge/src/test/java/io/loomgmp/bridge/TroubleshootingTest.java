@@ -45,6 +45,30 @@ class TroubleshootingTest {
         assertEquals(List.of(), undocumented(lines), "lines the agent or the scheduler prints that docs/troubleshooting.md lacks");
     }
 
+    /**
+     * In the launcher's scripts, a line it prints: {@code echo "loomgmp: ...} (the JDK lookup's
+     * {@code loom-gmp: ...}) or {@code usage_error "..."}, which prints {@code loomgmp: ...}; the
+     * text as far as the first shell expansion.
+     */
+    private static final Pattern SCRIPT_LINE = Pattern.compile("(usage_error \"|echo \")(?:(loom-?gmp: )?)([^$\"`]*)");
+
+    @Test
+    void everyLineTheLauncherPrintsIsDocumented() throws IOException {
+        Set<String> lines = new TreeSet<>();
+        for (String script : List.of("loomgmp", ".mvn/find-jdk25.sh")) {
+            for (String line : Files.readAllLines(ROOT.resolve(script))) {
+                Matcher m = SCRIPT_LINE.matcher(line);
+                if (!m.find() || (m.group(1).startsWith("echo") && m.group(2) == null)) {
+                    continue; // an echo that is not a message (help text, a value printed)
+                }
+                String prefix = m.group(2) != null ? m.group(2) : "loomgmp: ";
+                lines.add((prefix + m.group(3)).stripTrailing());
+            }
+        }
+        assertTrue(lines.size() >= 30, "only " + lines.size() + " lines found: is the pattern still right? " + lines);
+        assertEquals(List.of(), undocumented(lines), "lines the launcher prints that docs/troubleshooting.md lacks");
+    }
+
     /** The literal up to a format specifier: what every such line starts with, word for word. */
     private static String fixedPart(String literal) {
         int format = literal.indexOf('%');
