@@ -1,5 +1,7 @@
 package agentsit;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -21,7 +23,8 @@ import java.util.concurrent.Executors;
  * handler is BLOCKING, and with no reserved threads Jetty hands every request to its
  * virtual-threads executor. Every GET answers the handling thread's {@code toString()} (which
  * names its carrier: {@code VirtualThread[#42]/runnable@gmp-M0} on GMP) after a short loop, which
- * loom-gmp gives a preemption poll (this package is not {@code io.loomgmp.}).
+ * loom-gmp gives a preemption poll (this package is not {@code io.loomgmp.}), and the current
+ * span's trace id ({@code none} without the OpenTelemetry agent).
  *
  * <p>Prints {@code port=<port>} on standard output once it serves, then serves until its standard
  * input ends, and exits with {@link System#exit} so that the agents' shutdown hooks run (JaCoCo
@@ -64,10 +67,15 @@ public final class JettyServer {
         System.exit(0);
     }
 
-    /** The handling thread (with its carrier) after a short loop; a platform thread says so. */
+    /**
+     * The handling thread (with its carrier) after a short loop, and the trace of the current span
+     * (one that the OpenTelemetry agent's instrumentation of the server started, if attached).
+     */
     static String answer(String path) {
         long spin = spin(path.length() + 20_000);
-        return Thread.currentThread() + " spin=" + Long.toHexString(spin) + "\n";
+        SpanContext span = Span.current().getSpanContext();
+        return Thread.currentThread() + " spin=" + Long.toHexString(spin)
+                + " trace=" + (span.isValid() ? span.getTraceId() : "none") + "\n";
     }
 
     private static long spin(int rounds) {

@@ -54,8 +54,12 @@ class OtherAgentsIT {
     private static final int CONCURRENT = 32;
     private static final int CLIENT_THREADS = 8;
 
-    /** {@code VirtualThread[#42]/runnable@gmp-M0 spin=...} (a named one: {@code VirtualThread[#42,name]/...}). */
-    private static final Pattern ON_GMP = Pattern.compile("VirtualThread\\[#\\d+(,.*)?\\]/runnable@gmp-M\\d+ spin=[0-9a-f]+\n");
+    /**
+     * {@code VirtualThread[#42]/runnable@gmp-M0 spin=... trace=...} (a named one:
+     * {@code VirtualThread[#42,name]/...}); the trace is {@code none} if no span is current.
+     */
+    private static final Pattern ON_GMP = Pattern.compile(
+            "VirtualThread\\[#\\d+(,.*)?\\]/runnable@gmp-M\\d+ spin=[0-9a-f]+ trace=(none|[0-9a-f]{32})\n");
     private static final Pattern STARTUP_LINE = Pattern.compile("loom-gmp \\S+ agent on JDK .*");
     private static final Pattern POLL_STATS = Pattern.compile(
             "loom-gmp: preemption polls: (\\d+) classes examined, (\\d+) given polls \\((\\d+) through the ClassFile API\\),"
@@ -120,6 +124,11 @@ class OtherAgentsIT {
                 }
             }
             return options;
+        }
+
+        /** Whether the OpenTelemetry agent instruments the server: each request then has a span, its own trace. */
+        boolean traced() {
+            return otherAgent.equals(OPENTELEMETRY);
         }
     }
 
@@ -199,6 +208,7 @@ class OtherAgentsIT {
         builder.environment().remove("JDK_JAVA_OPTIONS");
         builder.environment().remove("_JAVA_OPTIONS");
 
+        List<String> traces = new ArrayList<>();
         long start = System.nanoTime();
         Process process = builder.start();
         StdoutLines stdout = new StdoutLines(process);
@@ -209,12 +219,12 @@ class OtherAgentsIT {
             URI base = URI.create("http://127.0.0.1:" + port);
             try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(REQUEST_BOUND).build()) {
-                checkAnswer(get(client, base.resolve("/first")), stderrFile);
+                traces.add(checkAnswer(get(client, base.resolve("/first")), stderrFile));
                 long firstAnswerMillis = millisSince(start);
                 System.out.printf("agents-it: %s: port after %d ms, first answer after %d ms from the JVM's start%n",
                         combination, portMillis, firstAnswerMillis);
                 for (int i = 0; i < SEQUENTIAL; i++) {
-                    checkAnswer(get(client, base.resolve("/sequential/" + i)), stderrFile);
+                    traces.add(checkAnswer(get(client, base.resolve("/sequential/" + i)), stderrFile));
                 }
                 ExecutorService clients = Executors.newFixedThreadPool(CLIENT_THREADS);
                 try {
@@ -224,7 +234,7 @@ class OtherAgentsIT {
                         answers.add(clients.submit(() -> get(client, uri)));
                     }
                     for (Future<HttpResponse<String>> answer : answers) {
-                        checkAnswer(answer.get(2 * REQUEST_BOUND.toSeconds(), TimeUnit.SECONDS), stderrFile);
+                        traces.add(checkAnswer(answer.get(2 * REQUEST_BOUND.toSeconds(), TimeUnit.SECONDS), stderrFile));
                     }
                 } finally {
                     clients.shutdownNow();
@@ -242,6 +252,7 @@ class OtherAgentsIT {
             process.waitFor(EXIT_BOUND.toSeconds(), TimeUnit.SECONDS);
         }
         String stderr = Files.readString(stderrFile);
+        checkTraces(traces, combination.traced(), stderr);
         checkStderr(stderr, combination.otherAgentsLines());
         stderr.lines().filter(l -> l.startsWith("loom-gmp: preemption polls: "))
                 .forEach(l -> System.out.printf("agents-it: %s: %s%n", combination, l));
@@ -253,11 +264,30 @@ class OtherAgentsIT {
         return client.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
-    private static void checkAnswer(HttpResponse<String> response, Path stderrFile) {
-        if (response.statusCode() != 200 || !ON_GMP.matcher(response.body()).matches()) {
+    /** Fails unless the answer is 200 from a virtual thread on a GMP carrier; returns its trace. */
+    private static String checkAnswer(HttpResponse<String> response, Path stderrFile) {
+        Matcher answer = ON_GMP.matcher(response.body());
+        if (response.statusCode() != 200 || !answer.matches()) {
             fail(response.uri() + " answered " + response.statusCode() + " \"" + response.body().strip()
                     + "\": expected 200 from a virtual thread on a GMP carrier (VirtualThread[#N]/runnable@gmp-MN)\n"
                     + stderrOf(stderrFile));
+        }
+        return answer.group(2);
+    }
+
+    /**
+     * With the OpenTelemetry agent, every request was handled within a span of its own trace (the
+     * agent's server instrumentation ran, and its context reached the virtual thread on GMP);
+     * without it, within none.
+     */
+    private static void checkTraces(List<String> traces, boolean traced, String stderr) {
+        if (traced) {
+            assertEquals(List.of(), traces.stream().filter("none"::equals).toList(),
+                    "requests handled outside a span, with the OpenTelemetry agent attached\n" + stderr);
+            assertEquals(traces.size(), traces.stream().distinct().count(), "requests sharing a trace: " + traces);
+        } else {
+            assertEquals(List.of(), traces.stream().filter(t -> !t.equals("none")).toList(),
+                    "spans without the OpenTelemetry agent");
         }
     }
 
