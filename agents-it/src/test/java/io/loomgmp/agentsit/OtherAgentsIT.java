@@ -205,9 +205,17 @@ class OtherAgentsIT {
 
     /**
      * Starts the server's JVM with the case's agents, checks its answers and its exit, and returns
-     * its standard error, checked.
+     * its standard error, checked. A failure's message starts with the case's name.
      */
     private static String serveAndCheck(Combination combination, Path workDir) throws Exception {
+        try {
+            return serveAndCheckUnnamed(combination, workDir);
+        } catch (AssertionError e) {
+            throw new AssertionError(combination + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String serveAndCheckUnnamed(Combination combination, Path workDir) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(combination.jvmOptions(workDir));
