@@ -5,11 +5,18 @@ import io.loomgmp.bridge.classfile.BackEdgeScan;
 import io.loomgmp.bridge.classfile.MalformedClassException;
 import io.loomgmp.bridge.classfile.PollWriter;
 import io.loomgmp.bridge.classfile.UnsupportedShape;
+import io.loomgmp.dispatcher.loom.PendingPreemptions;
 
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.Attributes;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
+import java.lang.classfile.Instruction;
+import java.lang.classfile.MethodModel;
+import java.lang.classfile.attribute.StackMapFrameInfo;
+import java.lang.classfile.attribute.StackMapFrameInfo.ObjectVerificationTypeInfo;
+import java.lang.classfile.attribute.StackMapFrameInfo.SimpleVerificationTypeInfo;
+import java.lang.classfile.attribute.StackMapFrameInfo.VerificationTypeInfo;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.CodeElement;
 import java.lang.classfile.CodeModel;
@@ -21,9 +28,11 @@ import java.lang.classfile.instruction.LabelTarget;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.ConstantDescs;
 import java.lang.instrument.ClassFileTransformer;
+import java.lang.reflect.AccessFlag;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,10 +41,21 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Inserts a preemption poll, {@code invokestatic io/loomgmp/bridge/Gmp.checkpoint()V}, before
- * every loop back-edge of application classes as they are loaded. JDK 25 cannot preempt a
- * virtual thread, so these polls are how a CPU-bound one gives its carrier up when sysmon asks
- * (see {@link Gmp#checkpoint()}).
+ * Inserts a guarded preemption poll at every loop header of application classes as they are
+ * loaded:
+ * <pre>
+ *   getstatic io/loomgmp/dispatcher/loom/PendingPreemptions.count:I
+ *   ifeq over
+ *   invokestatic io/loomgmp/bridge/Gmp.checkpoint()V
+ *   over:
+ * </pre>
+ * JDK 25 cannot preempt a virtual thread, so these polls are how a CPU-bound one gives its
+ * carrier up when sysmon asks (see {@link Gmp#checkpoint()}). The guard is
+ * {@code checkpoint()}'s own fast path, copied into the loop: while the code runs interpreted,
+ * as much of a start-up does, it saves a call per turn of every loop (about 6 ns of the 9 ns a
+ * poll cost); compiled, the call was inlined anyway. The flag is volatile, so the JIT reads it
+ * anew on every turn (see {@code PendingPreemptions.count}, which also gives the ordering that
+ * makes a request seen).
  *
  * <p><b>Which classes.</b> Classes defined by a loader other than the boot and platform loaders
  * (the JDK's own code is never touched), except loom-gmp's own ({@code io.loomgmp.}), classes
@@ -54,24 +74,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * places; the ClassFile API's generality cost start-up mostly in the JIT compiling it.
  *
  * <p><b>Where.</b> A back-edge is a branch instruction (conditional or {@code goto}) whose target
- * label is bound earlier in the method's code. The ClassFile API streams a method's code in
- * bytecode order with a {@link LabelTarget} where each label is bound, so "bound earlier" is "seen
- * earlier in the stream". Every cycle of branches contains a backward branch, so every loop that
- * javac, kotlinc or scalac emits gets a poll; a cycle closed only by a switch, an exception edge
- * or {@code jsr}/{@code ret} (none of which compilers emit for loops) gets none. The poll goes
- * <em>before</em> the branch: {@code checkpoint()V} neither pops nor pushes, so a conditional
- * branch's operands stay on the stack untouched, and a label bound just before the branch still
- * leads through the poll. A method that the polls would push past HotSpot's limit for compiling
- * keeps its loops unpolled (see {@link #HUGE_METHOD_LIMIT}).
+ * label is bound earlier in the method's code, and its target is a loop header. The ClassFile API
+ * streams a method's code in bytecode order with a {@link LabelTarget} where each label is bound,
+ * so "bound earlier" is "seen earlier in the stream". Every cycle of branches contains a backward
+ * branch, so every loop that javac, kotlinc or scalac emits gets a poll; a cycle closed only by a
+ * switch, an exception edge or {@code jsr}/{@code ret} (none of which compilers emit for loops)
+ * gets none. The poll goes at the header, in front of its first instruction, not before the
+ * back-edge: the guard's {@code over} is a branch target and needs a stack map frame, and only at
+ * the header is that frame known without a type analysis (it is the header's own, as the guard
+ * is stack-neutral; see {@link PollWriter}). Every turn passes the header, so every turn polls;
+ * the back-edges of one loop share its poll. A method that the polls would push past HotSpot's
+ * limit for compiling keeps its loops unpolled (see {@link #HUGE_METHOD_LIMIT}).
  *
- * <p><b>Stack maps.</b> Inserting code moves offsets, but a poll neither pops nor pushes and is
- * no branch target of its own, so every frame of a changed method's StackMapTable still holds,
- * only at a new offset: the original frames are written back against the ClassFile API's labels,
- * which follow the code as it moves, rather than regenerated. Regenerating them would need the
+ * <p><b>Stack maps.</b> Inserting code moves offsets, but the guard leaves the stack and the
+ * locals as it found them, so every frame of a changed method's StackMapTable still holds, only at
+ * a new offset, and the one frame added per poll, at its {@code over}, is a copy of the header's:
+ * the original frames are written back against the ClassFile API's labels, which follow the code
+ * as it moves, with the copies added, rather than regenerated. Regenerating them would need the
  * class hierarchy at every join point that merges two reference types, read from class files
  * through the defining loader's resources: most of the transformer's cost, and a failure for any
  * class whose supertypes cannot be read that way. Class files before version 50 have no stack
- * maps and get none. The maximum stack depth is recomputed (unchanged by a poll in fact).
+ * maps and get none. The maximum stack depth is recomputed ({@code getstatic} pushes an int).
  *
  * <p><b>Failure.</b> Whatever fails (a malformed class file, a method that would outgrow 64 KiB) leaves the class exactly as it was ({@code null} is returned) and is
  * counted ({@link #failures()}): a class without polls is better than a class that does not load.
@@ -83,15 +106,24 @@ final class PreemptionPolls implements ClassFileTransformer {
     static final ClassDesc GMP = ClassDesc.of(Gmp.class.getName());
     static final String GMP_INTERNAL_NAME = Gmp.class.getName().replace('.', '/');
     static final String CHECKPOINT = "checkpoint";
+    /**
+     * The guard's flag, {@code PendingPreemptions.count}: in the agent jar with {@code Gmp}, so a
+     * loader that links to {@code Gmp} (see {@link #reachesGmp}) links to it too.
+     */
+    static final ClassDesc FLAG_OWNER = ClassDesc.of(PendingPreemptions.class.getName());
+    static final String FLAG_OWNER_INTERNAL_NAME = PendingPreemptions.class.getName().replace('.', '/');
+    static final String FLAG = "count";
     private static final String OWN_PREFIX = "io/loomgmp/";
     /**
      * HotSpot compiles no method with more bytecode than this ({@code HugeMethodLimit}, fixed in
-     * product builds; {@code -XX:-DontCompileHugeMethods} lifts it). A poll adds 4 bytes, so a
+     * product builds; {@code -XX:-DontCompileHugeMethods} lifts it). A poll adds 12 bytes, so a
      * method just under the limit would silently become interpreted-only: such a method keeps its
      * loops unpolled instead.
      */
     static final int HUGE_METHOD_LIMIT = 8000;
-    private static final int POLL_BYTES = PollWriter.POLL_BYTES; // the larger of PollWriter's and the ClassFile API's 3
+    /** The most code a method may have (JVMS 4.7.3). */
+    static final int MAX_CODE_LENGTH = 0xFFFF;
+    private static final int POLL_BYTES = PollWriter.POLL_BYTES; // the larger of PollWriter's and the ClassFile API's 9
 
     private final List<String> include; // internal-name prefixes ("com/acme/"); empty: every class
     private final List<String> exclude;
@@ -213,7 +245,7 @@ final class PreemptionPolls implements ClassFileTransformer {
     }
 
     /**
-     * The class with a poll before each back-edge, or {@code null} if it has no back-edge to poll
+     * The class with a guarded poll at each loop header, or {@code null} if it has no back-edge to poll
      * (then its bytes are not rewritten at all). The methods to change are found by
      * {@link BackEdgeScan} on the raw bytes, and {@link PollWriter} inserts the polls into them;
      * only a shape that it leaves alone goes through the ClassFile API, which then inflates the
@@ -234,7 +266,9 @@ final class PreemptionPolls implements ClassFileTransformer {
             // Not a class initialiser: a virtual thread running one is pinned (the JVM's call into
             // it is on the stack), so a poll there could never yield; it would only slow the
             // loops that start-up runs, interpreted, to fill static tables.
-            if (!becomesHuge(method.codeLength(), method.backEdges()) && !method.nameAndType().startsWith("<clinit>")) {
+            // Nor a method that its polls would push past 64 KiB of code, which no path could write.
+            if (!becomesHuge(method.codeLength(), method.loopHeaders()) && !method.nameAndType().startsWith("<clinit>")
+                    && method.codeLength() + POLL_BYTES * method.loopHeaders() <= MAX_CODE_LENGTH) {
                 polled.add(method);
             }
         }
@@ -242,7 +276,7 @@ final class PreemptionPolls implements ClassFileTransformer {
             return null;
         }
         try {
-            return PollWriter.insert(classBytes, scan, polled, GMP_INTERNAL_NAME, CHECKPOINT);
+            return PollWriter.insert(classBytes, scan, polled, GMP_INTERNAL_NAME, CHECKPOINT, FLAG_OWNER_INTERNAL_NAME, FLAG);
         } catch (UnsupportedShape e) {
             viaClassFileApi.incrementAndGet();
             Set<String> names = new HashSet<>(); // name + descriptor of each method to change
@@ -253,25 +287,60 @@ final class PreemptionPolls implements ClassFileTransformer {
         }
     }
 
-    private static byte[] withClassFileApi(byte[] classBytes, Set<String> polled) {
+    /** The ClassFile API path: guarded polls in the methods named in {@code polled} (name and descriptor). */
+    static byte[] withClassFileApi(byte[] classBytes, Set<String> polled) {
         ClassFile classFile = ClassFile.of(ClassFile.StackMapsOption.DROP_STACK_MAPS); // the originals are kept instead
         ClassModel model = classFile.parse(classBytes);
+        ClassDesc thisClass = model.thisClass().asSymbol();
         return classFile.transformClass(model, ClassTransform.transformingMethods(
                 method -> polled.contains(method.methodName().stringValue() + method.methodType().stringValue()),
                 (method, element) -> {
                     if (element instanceof CodeModel code) {
                         Optional<StackMapTableAttribute> frames = code.findAttribute(Attributes.stackMapTable());
+                        Set<Label> headers = loopHeaders(code);
+                        List<VerificationTypeInfo> initial = initialLocals(thisClass, code.parent().orElseThrow());
                         // Stateful: the builder may run the transform again (to widen a branch that outgrew 16 bits).
-                        method.transformCode(code, CodeTransform.ofStateful(() -> new PollBackEdges(frames)));
+                        method.transformCode(code, CodeTransform.ofStateful(() -> new PollLoopHeaders(headers, frames, initial)));
                     } else {
                         method.with(element);
                     }
                 }));
     }
 
-    /** Whether a poll at each back-edge would push a compilable method past the JIT's limit. */
-    private static boolean becomesHuge(int codeLength, int backEdges) {
-        return codeLength <= HUGE_METHOD_LIMIT && codeLength + POLL_BYTES * backEdges > HUGE_METHOD_LIMIT;
+    /** The targets of the back-edges of {@code code}. */
+    private static Set<Label> loopHeaders(CodeModel code) {
+        BackEdges backEdges = new BackEdges();
+        Set<Label> headers = new HashSet<>();
+        for (CodeElement element : code) {
+            if (backEdges.isBackEdge(element)) {
+                headers.add(((BranchInstruction) element).target());
+            }
+        }
+        return headers;
+    }
+
+    /** The locals of a method's implicit first frame: {@code this} (uninitialised in a constructor), then its arguments. */
+    private static List<VerificationTypeInfo> initialLocals(ClassDesc thisClass, MethodModel method) {
+        List<VerificationTypeInfo> locals = new ArrayList<>();
+        if (!method.flags().has(AccessFlag.STATIC)) {
+            locals.add(method.methodName().equalsString(ConstantDescs.INIT_NAME)
+                    ? SimpleVerificationTypeInfo.UNINITIALIZED_THIS : ObjectVerificationTypeInfo.of(thisClass));
+        }
+        for (ClassDesc parameter : method.methodTypeSymbol().parameterList()) {
+            locals.add(switch (parameter.descriptorString().charAt(0)) {
+                case 'Z', 'B', 'C', 'S', 'I' -> SimpleVerificationTypeInfo.INTEGER;
+                case 'F' -> SimpleVerificationTypeInfo.FLOAT;
+                case 'J' -> SimpleVerificationTypeInfo.LONG;
+                case 'D' -> SimpleVerificationTypeInfo.DOUBLE;
+                default -> ObjectVerificationTypeInfo.of(parameter);
+            });
+        }
+        return locals;
+    }
+
+    /** Whether a poll at each loop header would push a compilable method past the JIT's limit. */
+    private static boolean becomesHuge(int codeLength, int loopHeaders) {
+        return codeLength <= HUGE_METHOD_LIMIT && codeLength + POLL_BYTES * loopHeaders > HUGE_METHOD_LIMIT;
     }
 
     /**
@@ -293,27 +362,77 @@ final class PreemptionPolls implements ClassFileTransformer {
 
     /**
      * The code transform of one method: one instance per method, as its state is per method. The
-     * method's original stack map frames are written back at the end (see "Stack maps" above).
+     * guard goes in front of the first instruction after a header's label, so that the label (and
+     * whatever else points at that offset: its frame, its line, a try block's start) now leads
+     * through it. The method's original stack map frames are written back at the end with a copy
+     * of each header's frame at the guard's {@code over} (see "Stack maps" above).
      */
-    private static final class PollBackEdges implements CodeTransform {
-        private final BackEdges backEdges = new BackEdges();
+    private static final class PollLoopHeaders implements CodeTransform {
+        private final Set<Label> headers;
         private final Optional<StackMapTableAttribute> frames;
+        private final List<VerificationTypeInfo> initialLocals;
+        /** Each header given a poll, with the labels at its call and after it. */
+        private final Map<Label, Label[]> polls = new HashMap<>();
+        private Label pending; // a header bound, its poll not yet written
+        private Label[] atStart; // the labels of the poll of a header at offset 0, or null
+        private boolean started; // an instruction was written
 
-        PollBackEdges(Optional<StackMapTableAttribute> frames) {
+        PollLoopHeaders(Set<Label> headers, Optional<StackMapTableAttribute> frames, List<VerificationTypeInfo> initialLocals) {
+            this.headers = headers;
             this.frames = frames;
+            this.initialLocals = initialLocals;
         }
 
         @Override
         public void accept(CodeBuilder code, CodeElement element) {
-            if (backEdges.isBackEdge(element)) {
-                code.invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void);
+            if (element instanceof LabelTarget target && headers.contains(target.label())) {
+                pending = target.label();
+            } else if (element instanceof Instruction && pending != null) {
+                // The call gets a frame too, though no branch of the guard's targets it: where this
+                // builder must widen a branch that outgrew 16 bits it widens every branch, the
+                // guard's ifeq to "ifne call; goto_w over; call:", and then it is one.
+                Label call = code.newLabel();
+                Label over = code.newLabel();
+                code.getstatic(FLAG_OWNER, FLAG, ConstantDescs.CD_int)
+                        .ifeq(over)
+                        .labelBinding(call)
+                        .invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void)
+                        .labelBinding(over);
+                Label[] labels = {call, over};
+                polls.put(pending, labels);
+                if (!started) {
+                    atStart = labels;
+                }
+                pending = null;
+            }
+            if (element instanceof Instruction) {
+                started = true;
             }
             code.with(element);
         }
 
         @Override
         public void atEnd(CodeBuilder code) {
-            frames.ifPresent(original -> code.with(StackMapTableAttribute.of(original.entries())));
+            if (frames.isEmpty()) {
+                return; // before version 50: the verifier infers the types
+            }
+            List<StackMapFrameInfo> entries = new ArrayList<>();
+            boolean startFramed = false;
+            for (StackMapFrameInfo frame : frames.get().entries()) {
+                entries.add(frame);
+                Label[] labels = polls.get(frame.target());
+                if (labels != null) {
+                    for (Label label : labels) {
+                        entries.add(StackMapFrameInfo.of(label, frame.locals(), frame.stack()));
+                    }
+                    startFramed |= labels == atStart;
+                }
+            }
+            if (atStart != null && !startFramed) { // the header at 0 has the implicit frame
+                entries.addFirst(StackMapFrameInfo.of(atStart[1], initialLocals, List.of()));
+                entries.addFirst(StackMapFrameInfo.of(atStart[0], initialLocals, List.of()));
+            }
+            code.with(StackMapTableAttribute.of(entries));
         }
     }
 

@@ -29,9 +29,11 @@ public final class BackEdgeScan {
 
     /**
      * A method with back-edges: its name and descriptor ({@code run()V}), code length, back-edge
-     * count, and the offset in the class file of its {@code Code} attribute (its name index).
+     * count, loop header count (the distinct targets of its back-edges: several back-edges may
+     * close one loop, as a {@code continue} does), and the offset in the class file of its
+     * {@code Code} attribute (its name index).
      */
-    public record Method(String nameAndType, int codeLength, int backEdges, int codeAttribute) {
+    public record Method(String nameAndType, int codeLength, int backEdges, int loopHeaders, int codeAttribute) {
     }
 
     /** What the scan found: the class file as read, for {@link PollWriter}, and the methods with back-edges. */
@@ -78,9 +80,12 @@ public final class BackEdgeScan {
                 continue;
             }
             int codeLength = in.codeLength(attribute);
-            int backEdges = countBackEdges(classBytes, ClassReader.codeStart(attribute), codeLength);
+            int start = ClassReader.codeStart(attribute);
+            int backEdges = countBackEdges(classBytes, start, codeLength);
             if (backEdges > 0) {
-                looping.add(new Method(in.methodName(m) + in.methodDescriptor(m), codeLength, backEdges, attribute));
+                int headers = loopHeaders(classBytes, start, start + codeLength, backEdges).length;
+                looping.add(new Method(in.methodName(m) + in.methodDescriptor(m), codeLength,
+                        backEdges, headers, attribute));
             }
         }
         return new Result(in, looping);
@@ -94,5 +99,27 @@ public final class BackEdgeScan {
             count += Bytecode.isBackEdge(bytes, at) ? 1 : 0;
         }
         return count;
+    }
+
+    /**
+     * The loop headers of the code at {@code [start, end)} of {@code bytes}: the distinct targets
+     * of its {@code backEdges} back-edges, as offsets from the code's start, ascending.
+     */
+    static int[] loopHeaders(byte[] bytes, int start, int end, int backEdges) {
+        int[] targets = new int[backEdges];
+        int n = 0;
+        for (int at = start; at < end && n < backEdges; at += Bytecode.instructionSize(bytes, start, at, end)) {
+            if (Bytecode.isBackEdge(bytes, at)) {
+                targets[n++] = Bytecode.branchTarget(bytes, at, at - start);
+            }
+        }
+        java.util.Arrays.sort(targets, 0, n);
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            if (distinct == 0 || targets[distinct - 1] != targets[i]) {
+                targets[distinct++] = targets[i];
+            }
+        }
+        return java.util.Arrays.copyOf(targets, distinct);
     }
 }

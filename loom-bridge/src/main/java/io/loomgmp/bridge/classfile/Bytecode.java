@@ -88,6 +88,14 @@ public final class Bytecode {
         return opcode == GOTO_W && s4(bytes, at + 1) <= 0;
     }
 
+    /**
+     * The target of the branch at {@code at} (a short branch or {@code goto_w}), as an offset from
+     * the code's start; {@code pc} is the branch's own offset from there.
+     */
+    static int branchTarget(byte[] bytes, int at, int pc) {
+        return (bytes[at] & 0xFF) == GOTO_W ? pc + s4(bytes, at + 1) : pc + (short) u2(bytes, at + 1);
+    }
+
     /** {@code if*}, {@code goto}, {@code jsr}, {@code ifnull}, {@code ifnonnull}: a 16-bit offset follows. */
     static boolean isShortBranch(int opcode) {
         return (opcode >= IFEQ && opcode <= JSR) || opcode == IFNULL || opcode == IFNONNULL;

@@ -46,6 +46,10 @@ class BackEdgeScanTest {
         assertEquals(Map.of("forLoop(I)I", 1, "whileLoop(I)I", 1, "doWhile(I)I", 1, "nested(I)I", 2,
                 "whileWithContinue(I)I", 2, "loopAroundTry(I)I", 1, "mergesApplicationTypes(I)Ljava/lang/String;", 1), found,
                 "noLoop and the constructor have none");
+        assertEquals(Map.of("forLoop(I)I", 1, "whileLoop(I)I", 1, "doWhile(I)I", 1, "nested(I)I", 2,
+                "whileWithContinue(I)I", 1, "loopAroundTry(I)I", 1, "mergesApplicationTypes(I)Ljava/lang/String;", 1),
+                headersByMethod(BackEdgeScan.methodsWithBackEdges(classBytes(FIXTURE))),
+                "loop headers: the continue jumps back to the condition, the header of its loop");
     }
 
     @Test
@@ -76,8 +80,12 @@ class BackEdgeScanTest {
         assertEquals(Map.of("shapes(ILjava/lang/Object;)V", 3, "spin()V", 1), found);
         assertEquals(countedByClassFileApi(shapes), found);
         BackEdgeScan.Result scan = BackEdgeScan.scan(shapes);
-        byte[] polled = PollWriter.insert(shapes, scan, scan.looping(), PollWriterTest.POLL_OWNER, PollWriterTest.POLL_NAME);
+        assertEquals(Map.of("shapes(ILjava/lang/Object;)V", 1, "spin()V", 1), headersByMethod(scan.looping()),
+                "the three back-edges of shapes close one loop");
+        byte[] polled = PollWriterTest.insert(shapes);
         assertEquals(List.of(), ClassFile.of().verify(polled));
+        assertEquals(GuardedPolls.Shape.polled(3, 1, true), PollWriterTest.shapes(polled).get("shapes(ILjava/lang/Object;)V"));
+        assertEquals(GuardedPolls.Shape.polled(1, 1, true), PollWriterTest.shapes(polled).get("spin()V"));
     }
 
     @Test
@@ -204,6 +212,14 @@ class BackEdgeScanTest {
             if (backEdges > 0) {
                 result.put(method.methodName().stringValue() + method.methodType().stringValue(), backEdges);
             }
+        }
+        return result;
+    }
+
+    private static Map<String, Integer> headersByMethod(List<BackEdgeScan.Method> methods) {
+        Map<String, Integer> result = new TreeMap<>();
+        for (BackEdgeScan.Method method : methods) {
+            result.put(method.nameAndType(), method.loopHeaders());
         }
         return result;
     }
