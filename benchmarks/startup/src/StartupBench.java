@@ -183,7 +183,8 @@ public final class StartupBench {
                 result.add(new Config(config.name() + ", AOT cache", options, config.agentOptions(), true));
             } else {
                 String said = Files.readAllLines(log).stream()
-                        .filter(line -> line.contains("ClassFileLoadHook") || line.contains("error") || line.contains("SIGSEGV") || line.contains("Problematic frame")
+                        // The JDK's own classes it left out (transformed by an agent), then the errors.
+                        .filter(line -> line.contains("Skipping java/") && line.contains("ClassFileLoadHook") || line.contains("error") || line.contains("SIGSEGV") || line.contains("Problematic frame")
                                 || line.startsWith("# V  [") || line.contains("Error"))
                         .map(String::strip).distinct().limit(10).reduce((x, y) -> x + " | " + y).orElse("(nothing)");
                 String note = String.format("AOT cache training, %s: failed (%s, no cache written); the JVM said: %s (log: %s)",

@@ -259,7 +259,7 @@ final class PreemptionPolls implements ClassFileTransformer {
     }
 
     /** {@link #instrument(byte[])}, counting in {@code viaClassFileApi} the classes left to the ClassFile API. */
-    private static byte[] instrument(byte[] classBytes, AtomicLong viaClassFileApi) {
+    static byte[] instrument(byte[] classBytes, AtomicLong viaClassFileApi) {
         BackEdgeScan.Result scan = BackEdgeScan.scan(classBytes);
         List<BackEdgeScan.Method> polled = new ArrayList<>(scan.looping().size());
         for (BackEdgeScan.Method method : scan.looping()) {
