@@ -51,7 +51,8 @@ public final class Bytecode {
         int size;
         if (opcode == TABLESWITCH || opcode == LOOKUPSWITCH) {
             int operands = operandsOfSwitch(codeStart, at);
-            require(operands + 12 <= codeEnd, "switch past the end of the code");
+            // tableswitch: default, low, high; lookupswitch: default, npairs (which may be 0).
+            require(operands + (opcode == TABLESWITCH ? 12 : 8) <= codeEnd, "switch past the end of the code");
             long entries = opcode == TABLESWITCH
                     ? (long) s4(bytes, operands + 8) - s4(bytes, operands + 4) + 1 // high - low + 1 jump offsets
                     : 2L * s4(bytes, operands + 4); // match-offset pairs

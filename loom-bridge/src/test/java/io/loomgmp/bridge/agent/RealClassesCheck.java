@@ -74,6 +74,9 @@ public final class RealClassesCheck {
                         out = PreemptionPolls.instrument(bytes, viaApi);
                     } catch (MalformedClassException e) {
                         malformed++;
+                        if (examples.size() < 10) {
+                            examples.add("malformed? " + jar.getFileName() + "!" + entry.getName() + ": " + e.getMessage());
+                        }
                         continue;
                     } catch (Throwable e) {
                         failed++;

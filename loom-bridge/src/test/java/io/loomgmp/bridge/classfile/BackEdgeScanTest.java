@@ -89,6 +89,23 @@ class BackEdgeScanTest {
     }
 
     @Test
+    void aLookupswitchWithoutPairsNearTheCodesEndIsWalked() {
+        // javacc's generated lexers (Tomcat's ELParserTokenManager) have "switch (x) { }" as the
+        // last statement: a lookupswitch of 8 operand bytes, which the scan once required to have 12.
+        byte[] empty = ClassFile.of().build(ClassDesc.of("com.acme.Empty"), type -> type
+                .withMethodBody("spin", MethodTypeDesc.of(ConstantDescs.CD_void, ConstantDescs.CD_int), ClassFile.ACC_STATIC,
+                        code -> {
+                            Label top = code.newLabel();
+                            Label end = code.newLabel();
+                            code.labelBinding(top).iload(0).ifeq(top).iload(0).lookupswitch(end, List.of())
+                                    .labelBinding(end).return_();
+                        }));
+        assertEquals(Map.of("spin(I)V", 1), byMethod(BackEdgeScan.methodsWithBackEdges(empty)));
+        byte[] polled = PollWriterTest.insert(empty);
+        assertEquals(List.of(), ClassFile.of().verify(polled));
+    }
+
+    @Test
     void fromVersion51CodeWithoutFramesIsNotWalked() {
         // The same looping method, its frames dropped: a verifier from version 51 on would refuse
         // the loop, so the scan takes the missing StackMapTable as "no branch target"; before 51
