@@ -184,8 +184,8 @@ public final class StartupBench {
             } else {
                 String said = Files.readAllLines(log).stream()
                         // The JDK's own classes it left out (transformed by an agent), then the errors.
-                        .filter(line -> line.contains("Skipping java/") && line.contains("ClassFileLoadHook") || line.contains("error") || line.contains("SIGSEGV") || line.contains("Problematic frame")
-                                || line.startsWith("# V  [") || line.contains("Error"))
+                        .filter(line -> line.contains("Skipping java/") && line.contains("ClassFileLoadHook") || line.contains("[error") || line.contains("SIGSEGV") || line.contains("Problematic frame")
+                                || line.startsWith("# V  [") || line.contains("Error:") || line.contains("Error occurred"))
                         .map(String::strip).distinct().limit(10).reduce((x, y) -> x + " | " + y).orElse("(nothing)");
                 String note = String.format("AOT cache training, %s: failed (%s, no cache written); the JVM said: %s (log: %s)",
                         config.name(), exited ? "exit " + process.exitValue() : "timed out", said, log.getFileName());

@@ -1,6 +1,7 @@
 package io.loomgmp.benchmarks;
 
 import io.loomgmp.bridge.Gmp;
+import io.loomgmp.dispatcher.loom.PendingPreemptions;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,7 +22,12 @@ import java.util.concurrent.TimeUnit;
  * the case at nearly every back-edge: the same loop without a poll and with
  * {@link Gmp#checkpoint()} exactly where the agent puts it, immediately before the {@code goto}
  * that closes the loop (javac compiles each {@code *Polled} loop to
- * {@code ... iinc; invokestatic Gmp.checkpoint; goto head}, the agent's output for the plain one).
+ * {@code ... iinc; invokestatic Gmp.checkpoint; goto head}, the agent's output for the plain one
+ * until it wrote guarded polls), and with the guarded poll the agent now writes at the loop's
+ * header: each {@code *Guarded} loop starts with {@code if (PendingPreemptions.count != 0)
+ * Gmp.checkpoint();}, which javac compiles to {@code head: getstatic count; ifeq over;
+ * invokestatic Gmp.checkpoint; over: ...}, the agent's output now. (The agent leaves loom-gmp's
+ * own classes alone, these too, so each loop has only the poll written here.)
  * <ul>
  *   <li>{@code sum*}: summing an int array, a loop the JIT unrolls and vectorises; the poll's
  *       volatile read may cost it those optimisations, which is part of the poll's price.</li>
@@ -84,6 +90,24 @@ public class PreemptionPollBenchmark extends OnScheduler {
     }
 
     @Benchmark
+    public int sumGuarded() {
+        int[] a = values;
+        int sum = 0;
+        int i = 0;
+        for (;;) {
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
+            if (i >= a.length) {
+                break;
+            }
+            sum += a[i];
+            i++;
+        }
+        return sum;
+    }
+
+    @Benchmark
     public long xorshift() {
         long x = seed;
         int n = size;
@@ -108,6 +132,26 @@ public class PreemptionPollBenchmark extends OnScheduler {
             x ^= x << 17;
             i++;
             Gmp.checkpoint();
+        }
+        return x;
+    }
+
+    @Benchmark
+    public long xorshiftGuarded() {
+        long x = seed;
+        int n = size;
+        int i = 0;
+        for (;;) {
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
+            if (i >= n) {
+                break;
+            }
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            i++;
         }
         return x;
     }
