@@ -26,8 +26,12 @@ import java.util.concurrent.TimeUnit;
  * until it wrote guarded polls), and with the guarded poll the agent now writes at the loop's
  * header: each {@code *Guarded} loop starts with {@code if (PendingPreemptions.count != 0)
  * Gmp.checkpoint();}, which javac compiles to {@code head: getstatic count; ifeq over;
- * invokestatic Gmp.checkpoint; over: ...}, the agent's output now. (The agent leaves loom-gmp's
- * own classes alone, these too, so each loop has only the poll written here.)
+ * invokestatic Gmp.checkpoint; over: ...}, the agent's output for a loop not closed by a
+ * {@code goto} (a do-while), and with the same guard at the bottom: each {@code *GuardedAtEnd}
+ * loop ends with it, {@code ... getstatic count; ifeq L; invokestatic Gmp.checkpoint; L: goto
+ * head}, which C2 compiles as it does the agent's poll in place of a {@code goto} back-edge,
+ * {@code getstatic count; ifeq head; invokestatic Gmp.checkpoint; goto head}. (The agent leaves
+ * loom-gmp's own classes alone, these too, so each loop has only the poll written here.)
  * <ul>
  *   <li>{@code sum*}: summing an int array, a loop the JIT unrolls and vectorises; the poll's
  *       volatile read may cost it those optimisations, which is part of the poll's price.</li>
@@ -108,6 +112,21 @@ public class PreemptionPollBenchmark extends OnScheduler {
     }
 
     @Benchmark
+    public int sumGuardedAtEnd() {
+        int[] a = values;
+        int sum = 0;
+        int i = 0;
+        while (i < a.length) {
+            sum += a[i];
+            i++;
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
+        }
+        return sum;
+    }
+
+    @Benchmark
     public long xorshift() {
         long x = seed;
         int n = size;
@@ -152,6 +171,23 @@ public class PreemptionPollBenchmark extends OnScheduler {
             x ^= x >>> 7;
             x ^= x << 17;
             i++;
+        }
+        return x;
+    }
+
+    @Benchmark
+    public long xorshiftGuardedAtEnd() {
+        long x = seed;
+        int n = size;
+        int i = 0;
+        while (i < n) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            i++;
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
         }
         return x;
     }

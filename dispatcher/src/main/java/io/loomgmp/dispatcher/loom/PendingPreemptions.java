@@ -9,9 +9,10 @@ package io.loomgmp.dispatcher.loom;
  * of them through an interface) took about 70 ns against 15 ns, over the millions of polls that a
  * Spring Boot application runs while it starts.
  *
- * <p>The agent also reads it directly, from the application's own code: each loop header gets
- * {@code getstatic PendingPreemptions.count; ifeq over; invokestatic Gmp.checkpoint()V; over:}
- * (see {@code PollWriter}), so an interpreted loop pays a field read and a branch, not a call.
+ * <p>The agent also reads it directly, from the application's own code: each loop gets
+ * {@code getstatic PendingPreemptions.count; ifeq head; invokestatic Gmp.checkpoint()V; goto head}
+ * in place of its {@code goto} back-edge, or the same guard at its header (see {@code PollWriter}),
+ * so an interpreted loop pays a field read and a branch, not a call.
  *
  * <p>Invariant: written only by the dispatcher's {@code Preemption}, as each P's request flag
  * changes (see there). Code that wrote it anyway could only send polls down the slow path,

@@ -13,6 +13,7 @@ import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
 import java.lang.classfile.Instruction;
 import java.lang.classfile.MethodModel;
+import java.lang.classfile.Opcode;
 import java.lang.classfile.attribute.StackMapFrameInfo;
 import java.lang.classfile.attribute.StackMapFrameInfo.ObjectVerificationTypeInfo;
 import java.lang.classfile.attribute.StackMapFrameInfo.SimpleVerificationTypeInfo;
@@ -41,21 +42,23 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Inserts a guarded preemption poll at every loop header of application classes as they are
- * loaded:
+ * Inserts a guarded preemption poll into every loop of application classes as they are loaded:
+ * in place of a {@code goto} back-edge (how javac closes {@code for} and {@code while} loops)
  * <pre>
  *   getstatic io/loomgmp/dispatcher/loom/PendingPreemptions.count:I
- *   ifeq over
+ *   ifeq head
  *   invokestatic io/loomgmp/bridge/Gmp.checkpoint()V
- *   over:
+ *   goto head
  * </pre>
- * JDK 25 cannot preempt a virtual thread, so these polls are how a CPU-bound one gives its
- * carrier up when sysmon asks (see {@link Gmp#checkpoint()}). The guard is
- * {@code checkpoint()}'s own fast path, copied into the loop: while the code runs interpreted,
- * as much of a start-up does, it saves a call per turn of every loop (about 6 ns of the 9 ns a
- * poll cost); compiled, the call was inlined anyway. The flag is volatile, so the JIT reads it
- * anew on every turn (see {@code PendingPreemptions.count}, which also gives the ordering that
- * makes a request seen).
+ * and for any other loop at its header: {@code head: getstatic ...count; ifeq over; invokestatic
+ * Gmp.checkpoint()V; over:} (see {@link PollWriter} for why there). JDK 25 cannot preempt a
+ * virtual thread, so these polls are how a CPU-bound one gives its carrier up when sysmon asks
+ * (see {@link Gmp#checkpoint()}). The guard is {@code checkpoint()}'s own fast path, copied into
+ * the loop: while the code runs interpreted, as much of a start-up does, it saves a call per turn
+ * of every loop (a loop of {@code s += i} under {@code -Xint}: 8 ns a turn without a poll, 24 to
+ * 28 with the call, 15 with the guard); compiled, the call was inlined anyway. The flag is
+ * volatile, so the JIT reads it anew on every turn (see {@code PendingPreemptions.count}, which
+ * also gives the ordering that makes a request seen).
  *
  * <p><b>Which classes.</b> Classes defined by a loader other than the boot and platform loaders
  * (the JDK's own code is never touched), except loom-gmp's own ({@code io.loomgmp.}), classes
@@ -74,21 +77,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * places; the ClassFile API's generality cost start-up mostly in the JIT compiling it.
  *
  * <p><b>Where.</b> A back-edge is a branch instruction (conditional or {@code goto}) whose target
- * label is bound earlier in the method's code, and its target is a loop header. The ClassFile API
- * streams a method's code in bytecode order with a {@link LabelTarget} where each label is bound,
- * so "bound earlier" is "seen earlier in the stream". Every cycle of branches contains a backward
- * branch, so every loop that javac, kotlinc or scalac emits gets a poll; a cycle closed only by a
- * switch, an exception edge or {@code jsr}/{@code ret} (none of which compilers emit for loops)
- * gets none. The poll goes at the header, in front of its first instruction, not before the
- * back-edge: the guard's {@code over} is a branch target and needs a stack map frame, and only at
- * the header is that frame known without a type analysis (it is the header's own, as the guard
- * is stack-neutral; see {@link PollWriter}). Every turn passes the header, so every turn polls;
- * the back-edges of one loop share its poll. A method that the polls would push past HotSpot's
- * limit for compiling keeps its loops unpolled (see {@link #HUGE_METHOD_LIMIT}).
+ * label is bound earlier in the method's code. The ClassFile API streams a method's code in
+ * bytecode order with a {@link LabelTarget} where each label is bound, so "bound earlier" is "seen
+ * earlier in the stream". Every cycle of branches contains a backward branch, so every loop that
+ * javac, kotlinc or scalac emits gets a poll; a cycle closed only by a switch, an exception edge
+ * or {@code jsr}/{@code ret} (none of which compilers emit for loops) gets none. A {@code goto}
+ * back-edge is replaced by its poll, whose fast path jumps to the {@code goto}'s target; any other
+ * back-edge's poll goes at its target, the loop's header, as only there the frame that the
+ * guard's branch target needs is known without a type analysis (see {@link PollWriter}). A method
+ * that the polls would push past HotSpot's limit for compiling keeps its loops unpolled (see
+ * {@link #HUGE_METHOD_LIMIT}).
  *
  * <p><b>Stack maps.</b> Inserting code moves offsets, but the guard leaves the stack and the
  * locals as it found them, so every frame of a changed method's StackMapTable still holds, only at
- * a new offset, and the one frame added per poll, at its {@code over}, is a copy of the header's:
+ * a new offset, and the frames added (at a header's {@code over}, and at each call, which becomes
+ * a branch target where this builder widens the guard's branch) are copies of the header's or the
+ * {@code goto} target's:
  * the original frames are written back against the ClassFile API's labels, which follow the code
  * as it moves, with the copies added, rather than regenerated. Regenerating them would need the
  * class hierarchy at every join point that merges two reference types, read from class files
@@ -267,8 +271,8 @@ final class PreemptionPolls implements ClassFileTransformer {
             // it is on the stack), so a poll there could never yield; it would only slow the
             // loops that start-up runs, interpreted, to fill static tables.
             // Nor a method that its polls would push past 64 KiB of code, which no path could write.
-            if (!becomesHuge(method.codeLength(), method.loopHeaders()) && !method.nameAndType().startsWith("<clinit>")
-                    && method.codeLength() + POLL_BYTES * method.loopHeaders() <= MAX_CODE_LENGTH) {
+            if (!becomesHuge(method.codeLength(), method.polls()) && !method.nameAndType().startsWith("<clinit>")
+                    && method.codeLength() + POLL_BYTES * method.polls() <= MAX_CODE_LENGTH) {
                 polled.add(method);
             }
         }
@@ -297,26 +301,39 @@ final class PreemptionPolls implements ClassFileTransformer {
                 (method, element) -> {
                     if (element instanceof CodeModel code) {
                         Optional<StackMapTableAttribute> frames = code.findAttribute(Attributes.stackMapTable());
-                        Set<Label> headers = loopHeaders(code);
+                        List<Set<Label>> plan = plan(code);
                         List<VerificationTypeInfo> initial = initialLocals(thisClass, code.parent().orElseThrow());
                         // Stateful: the builder may run the transform again (to widen a branch that outgrew 16 bits).
-                        method.transformCode(code, CodeTransform.ofStateful(() -> new PollLoopHeaders(headers, frames, initial)));
+                        method.transformCode(code, CodeTransform.ofStateful(
+                                () -> new PollLoops(plan.get(0), plan.get(1), frames, initial)));
                     } else {
                         method.with(element);
                     }
                 }));
     }
 
-    /** The targets of the back-edges of {@code code}. */
-    private static Set<Label> loopHeaders(CodeModel code) {
+    /**
+     * Where the polls of {@code code} go, as in {@link PollWriter}: {@code [0]} the loop headers
+     * (the targets of its back-edges other than a {@code goto}), {@code [1]} the targets of the
+     * {@code goto} back-edges that are replaced by a poll (those to any other target).
+     */
+    private static List<Set<Label>> plan(CodeModel code) {
         BackEdges backEdges = new BackEdges();
         Set<Label> headers = new HashSet<>();
+        List<Label> gotoTargets = new ArrayList<>();
         for (CodeElement element : code) {
             if (backEdges.isBackEdge(element)) {
-                headers.add(((BranchInstruction) element).target());
+                BranchInstruction branch = (BranchInstruction) element;
+                if (branch.opcode() == Opcode.GOTO) {
+                    gotoTargets.add(branch.target());
+                } else {
+                    headers.add(branch.target());
+                }
             }
         }
-        return headers;
+        Set<Label> tailTargets = new HashSet<>(gotoTargets);
+        tailTargets.removeAll(headers);
+        return List.of(headers, tailTargets);
     }
 
     /** The locals of a method's implicit first frame: {@code this} (uninitialised in a constructor), then its arguments. */
@@ -338,9 +355,9 @@ final class PreemptionPolls implements ClassFileTransformer {
         return locals;
     }
 
-    /** Whether a poll at each loop header would push a compilable method past the JIT's limit. */
-    private static boolean becomesHuge(int codeLength, int loopHeaders) {
-        return codeLength <= HUGE_METHOD_LIMIT && codeLength + POLL_BYTES * loopHeaders > HUGE_METHOD_LIMIT;
+    /** Whether its polls would push a compilable method past the JIT's limit. */
+    private static boolean becomesHuge(int codeLength, int polls) {
+        return codeLength <= HUGE_METHOD_LIMIT && codeLength + POLL_BYTES * polls > HUGE_METHOD_LIMIT;
     }
 
     /**
@@ -361,52 +378,75 @@ final class PreemptionPolls implements ClassFileTransformer {
     }
 
     /**
-     * The code transform of one method: one instance per method, as its state is per method. The
-     * guard goes in front of the first instruction after a header's label, so that the label (and
-     * whatever else points at that offset: its frame, its line, a try block's start) now leads
-     * through it. The method's original stack map frames are written back at the end with a copy
-     * of each header's frame at the guard's {@code over} (see "Stack maps" above).
+     * The code transform of one method: one instance per method, as its state is per method. A
+     * header's guard goes in front of the first instruction after the header's label, so that the
+     * label (and whatever else points at that offset: its frame, its line, a try block's start)
+     * now leads through it; a {@code goto} back-edge to any other target becomes
+     * {@code getstatic; ifeq head; invokestatic; goto head}. The method's original stack map
+     * frames are written back at the end with a copy of the header's frame at each new label
+     * (see "Stack maps" above), in the order the labels were bound.
      */
-    private static final class PollLoopHeaders implements CodeTransform {
+    private static final class PollLoops implements CodeTransform {
         private final Set<Label> headers;
+        private final Set<Label> tailTargets;
         private final Optional<StackMapTableAttribute> frames;
         private final List<VerificationTypeInfo> initialLocals;
-        /** Each header given a poll, with the labels at its call and after it. */
-        private final Map<Label, Label[]> polls = new HashMap<>();
+        /** Per header or goto target: the new labels whose frame is a copy of its. */
+        private final Map<Label, List<Label>> copies = new HashMap<>();
+        /** Every label bound, in order: the frames' order. */
+        private final Map<Label, Integer> order = new HashMap<>();
         private Label pending; // a header bound, its poll not yet written
-        private Label[] atStart; // the labels of the poll of a header at offset 0, or null
+        private final List<Label> atStart = new ArrayList<>(); // new labels with the implicit frame's copy
         private boolean started; // an instruction was written
 
-        PollLoopHeaders(Set<Label> headers, Optional<StackMapTableAttribute> frames, List<VerificationTypeInfo> initialLocals) {
+        PollLoops(Set<Label> headers, Set<Label> tailTargets, Optional<StackMapTableAttribute> frames,
+                  List<VerificationTypeInfo> initialLocals) {
             this.headers = headers;
+            this.tailTargets = tailTargets;
             this.frames = frames;
             this.initialLocals = initialLocals;
         }
 
+        private void bind(CodeBuilder code, Label label, Label copyOf) {
+            code.labelBinding(label);
+            order.put(label, order.size());
+            copies.computeIfAbsent(copyOf, k -> new ArrayList<>()).add(label);
+        }
+
         @Override
         public void accept(CodeBuilder code, CodeElement element) {
-            if (element instanceof LabelTarget target && headers.contains(target.label())) {
-                pending = target.label();
+            if (element instanceof LabelTarget target) {
+                order.put(target.label(), order.size());
+                if (headers.contains(target.label())) {
+                    pending = target.label();
+                }
             } else if (element instanceof Instruction && pending != null) {
                 // The call gets a frame too, though no branch of the guard's targets it: where this
                 // builder must widen a branch that outgrew 16 bits it widens every branch, the
                 // guard's ifeq to "ifne call; goto_w over; call:", and then it is one.
                 Label call = code.newLabel();
                 Label over = code.newLabel();
-                code.getstatic(FLAG_OWNER, FLAG, ConstantDescs.CD_int)
-                        .ifeq(over)
-                        .labelBinding(call)
-                        .invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void)
-                        .labelBinding(over);
-                Label[] labels = {call, over};
-                polls.put(pending, labels);
+                code.getstatic(FLAG_OWNER, FLAG, ConstantDescs.CD_int).ifeq(over);
+                bind(code, call, pending);
+                code.invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void);
+                bind(code, over, pending);
                 if (!started) {
-                    atStart = labels;
+                    atStart.add(call);
+                    atStart.add(over);
                 }
                 pending = null;
             }
             if (element instanceof Instruction) {
                 started = true;
+            }
+            if (element instanceof BranchInstruction branch && branch.opcode() == Opcode.GOTO
+                    && tailTargets.contains(branch.target()) && order.containsKey(branch.target())) {
+                // A goto back-edge (its target bound before it): the poll in its place, the fast
+                // path straight to the target. The call's frame is the target's (see above).
+                Label call = code.newLabel();
+                code.getstatic(FLAG_OWNER, FLAG, ConstantDescs.CD_int).ifeq(branch.target());
+                bind(code, call, branch.target());
+                code.invokestatic(GMP, CHECKPOINT, ConstantDescs.MTD_void);
             }
             code.with(element);
         }
@@ -417,21 +457,18 @@ final class PreemptionPolls implements ClassFileTransformer {
                 return; // before version 50: the verifier infers the types
             }
             List<StackMapFrameInfo> entries = new ArrayList<>();
-            boolean startFramed = false;
-            for (StackMapFrameInfo frame : frames.get().entries()) {
-                entries.add(frame);
-                Label[] labels = polls.get(frame.target());
-                if (labels != null) {
-                    for (Label label : labels) {
-                        entries.add(StackMapFrameInfo.of(label, frame.locals(), frame.stack()));
-                    }
-                    startFramed |= labels == atStart;
+            for (Label label : atStart) { // a header at 0 has the implicit frame, unless one is given there
+                if (frames.get().entries().stream().noneMatch(frame -> order.get(frame.target()) < order.get(label))) {
+                    entries.add(StackMapFrameInfo.of(label, initialLocals, List.of()));
                 }
             }
-            if (atStart != null && !startFramed) { // the header at 0 has the implicit frame
-                entries.addFirst(StackMapFrameInfo.of(atStart[1], initialLocals, List.of()));
-                entries.addFirst(StackMapFrameInfo.of(atStart[0], initialLocals, List.of()));
+            for (StackMapFrameInfo frame : frames.get().entries()) {
+                entries.add(frame);
+                for (Label label : copies.getOrDefault(frame.target(), List.of())) {
+                    entries.add(StackMapFrameInfo.of(label, frame.locals(), frame.stack()));
+                }
             }
+            entries.sort(java.util.Comparator.comparingInt(frame -> order.getOrDefault(frame.target(), -1)));
             code.with(StackMapTableAttribute.of(entries));
         }
     }

@@ -29,11 +29,16 @@ public final class BackEdgeScan {
 
     /**
      * A method with back-edges: its name and descriptor ({@code run()V}), code length, back-edge
-     * count, loop header count (the distinct targets of its back-edges: several back-edges may
-     * close one loop, as a {@code continue} does), and the offset in the class file of its
-     * {@code Code} attribute (its name index).
+     * count, how many of its loops get a poll at their header ({@code headers}: the distinct
+     * targets of its back-edges other than a {@code goto}) and how many {@code goto} back-edges
+     * get one in their place ({@code tails}: those to any other target), and the offset in the
+     * class file of its {@code Code} attribute (its name index). See {@link PollWriter}.
      */
-    public record Method(String nameAndType, int codeLength, int backEdges, int loopHeaders, int codeAttribute) {
+    public record Method(String nameAndType, int codeLength, int backEdges, int headers, int tails, int codeAttribute) {
+        /** The polls the method gets. */
+        public int polls() {
+            return headers + tails;
+        }
     }
 
     /** What the scan found: the class file as read, for {@link PollWriter}, and the methods with back-edges. */
@@ -83,9 +88,9 @@ public final class BackEdgeScan {
             int start = ClassReader.codeStart(attribute);
             int backEdges = countBackEdges(classBytes, start, codeLength);
             if (backEdges > 0) {
-                int headers = loopHeaders(classBytes, start, start + codeLength, backEdges).length;
+                int[][] plan = plan(classBytes, start, start + codeLength, backEdges);
                 looping.add(new Method(in.methodName(m) + in.methodDescriptor(m), codeLength,
-                        backEdges, headers, attribute));
+                        backEdges, plan[0].length, plan[1].length, attribute));
             }
         }
         return new Result(in, looping);
@@ -102,24 +107,42 @@ public final class BackEdgeScan {
     }
 
     /**
-     * The loop headers of the code at {@code [start, end)} of {@code bytes}: the distinct targets
-     * of its {@code backEdges} back-edges, as offsets from the code's start, ascending.
+     * Where the polls of the code at {@code [start, end)} of {@code bytes}, with
+     * {@code backEdges} back-edges, go: {@code [0]} the loop headers, the distinct targets of its
+     * back-edges other than a {@code goto}; {@code [1]} the {@code goto} back-edges to any other
+     * target, whose poll replaces them. Offsets from the code's start, ascending.
      */
-    static int[] loopHeaders(byte[] bytes, int start, int end, int backEdges) {
-        int[] targets = new int[backEdges];
-        int n = 0;
-        for (int at = start; at < end && n < backEdges; at += Bytecode.instructionSize(bytes, start, at, end)) {
+    static int[][] plan(byte[] bytes, int start, int end, int backEdges) {
+        int[] headers = new int[backEdges];
+        int[] gotos = new int[backEdges]; // a goto back-edge's offset
+        int[] gotoTargets = new int[backEdges];
+        int h = 0;
+        int g = 0;
+        for (int at = start; at < end && h + g < backEdges; at += Bytecode.instructionSize(bytes, start, at, end)) {
             if (Bytecode.isBackEdge(bytes, at)) {
-                targets[n++] = Bytecode.branchTarget(bytes, at, at - start);
+                int target = Bytecode.branchTarget(bytes, at, at - start);
+                if ((bytes[at] & 0xFF) == Bytecode.GOTO) {
+                    gotos[g] = at - start;
+                    gotoTargets[g++] = target;
+                } else {
+                    headers[h++] = target;
+                }
             }
         }
-        java.util.Arrays.sort(targets, 0, n);
+        java.util.Arrays.sort(headers, 0, h);
         int distinct = 0;
-        for (int i = 0; i < n; i++) {
-            if (distinct == 0 || targets[distinct - 1] != targets[i]) {
-                targets[distinct++] = targets[i];
+        for (int i = 0; i < h; i++) {
+            if (distinct == 0 || headers[distinct - 1] != headers[i]) {
+                headers[distinct++] = headers[i];
             }
         }
-        return java.util.Arrays.copyOf(targets, distinct);
+        headers = java.util.Arrays.copyOf(headers, distinct);
+        int tails = 0;
+        for (int i = 0; i < g; i++) { // gotos are ascending already
+            if (java.util.Arrays.binarySearch(headers, gotoTargets[i]) < 0) { // a header's poll covers it
+                gotos[tails++] = gotos[i];
+            }
+        }
+        return new int[][] {headers, java.util.Arrays.copyOf(gotos, tails)};
     }
 }

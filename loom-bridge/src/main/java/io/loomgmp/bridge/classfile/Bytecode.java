@@ -21,6 +21,7 @@ public final class Bytecode {
     public static final int DUP = 0x59;
     public static final int IINC = 0x84;
     public static final int IFEQ = 0x99;
+    public static final int GOTO = 0xA7;
     public static final int JSR = 0xA8;
     public static final int TABLESWITCH = 0xAA;
     public static final int LOOKUPSWITCH = 0xAB;

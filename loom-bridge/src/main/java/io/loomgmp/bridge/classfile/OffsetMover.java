@@ -66,6 +66,14 @@ final class OffsetMover {
             return false;
         }
 
+        /**
+         * Whether the stack of the frame at old offset {@code offset} must be told
+         * ({@link #headerFrame}): the target of a {@code goto} replaced by a poll.
+         */
+        boolean needsStack(int offset) {
+            return false;
+        }
+
         /** How many offsets {@link #isHeader} says yes to. */
         int headerCount() {
             return 0;
@@ -239,6 +247,8 @@ final class OffsetMover {
                 previousNew = copyFrame(previousNew, offset, locals, stack, offsets, bytes, out);
                 copies++;
                 written++;
+            } else if (polls && offsets.needsStack(offset)) {
+                offsets.headerFrame(slots(bytes, stack));
             }
         }
         require(at == end, "the StackMapTable's length does not match its content");
@@ -265,12 +275,7 @@ final class OffsetMover {
                                  byte[] bytes, ClassBytesOutput out) {
         int newOffset = offsets.instruction(header);
         int delta = newOffset - previousNew - 1;
-        int slots = 0;
-        for (int i = 0; i < stack.size; i++) {
-            int tag = bytes[stack.at[i]] & 0xFF;
-            slots += tag == VerificationTypeInfo.ITEM_LONG || tag == VerificationTypeInfo.ITEM_DOUBLE ? 2 : 1;
-        }
-        offsets.headerFrame(slots);
+        offsets.headerFrame(slots(bytes, stack));
         if (stack.size == 0) {
             if (delta <= SAME_FRAME_MAX) {
                 out.u1(delta);
@@ -295,6 +300,16 @@ final class OffsetMover {
             }
         }
         return newOffset;
+    }
+
+    /** The stack slots of the verification types at {@code stack}: 2 for a long or a double. */
+    private static int slots(byte[] bytes, Types stack) {
+        int slots = 0;
+        for (int i = 0; i < stack.size; i++) {
+            int tag = bytes[stack.at[i]] & 0xFF;
+            slots += tag == VerificationTypeInfo.ITEM_LONG || tag == VerificationTypeInfo.ITEM_DOUBLE ? 2 : 1;
+        }
+        return slots;
     }
 
     /** A list of the positions of verification types. */

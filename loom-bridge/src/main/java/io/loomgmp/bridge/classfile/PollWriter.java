@@ -8,44 +8,53 @@ import static io.loomgmp.bridge.classfile.ClassReader.s4;
 import static io.loomgmp.bridge.classfile.ClassReader.u2;
 
 /**
- * Inserts guarded polls into a class file's bytes directly, at the loop headers that
- * {@link BackEdgeScan} found: the common case of the agent's preemption polls, without the
- * ClassFile API, whose generality costs a start-up mostly in the JIT compiling it (a Spring Boot
- * application compiled a fifth more bytecode with C2 with the ClassFile API doing the polls).
+ * Inserts guarded polls into a class file's bytes directly, where {@link BackEdgeScan} found the
+ * back-edges: the common case of the agent's preemption polls, without the ClassFile API, whose
+ * generality costs a start-up mostly in the JIT compiling it (a Spring Boot application compiled
+ * a fifth more bytecode with C2 with the ClassFile API doing the polls).
  *
- * <p><b>The poll.</b> Twelve bytes at each loop header (the target of a back-edge):
+ * <p><b>The poll</b>, twelve bytes, in one of two places. A {@code goto} back-edge (javac closes
+ * every {@code for} and {@code while} loop with one) is replaced by its poll:
  * <pre>
- *   head: getstatic  #flag          // a static volatile int, non-zero while a request may be open
- *         ifeq       over           // nearly always taken: two instructions on the fast path
+ *         getstatic  #flag          // a static volatile int, non-zero while a request may be open
+ *         ifeq       head           // nearly always taken: straight back to the loop's header
  *         invokestatic #poll        // a static ()V method: Gmp.checkpoint()V
- *         nop; nop; nop             // so that the poll is a multiple of 4 bytes (see below); skipped
+ *         nop; nop; nop             // so that the poll is a multiple of 4 bytes (see below)
+ *         goto       head           // the original back-edge
+ * </pre>
+ * Every other loop (closed by a conditional branch or a {@code goto_w}: a do-while) gets it at its
+ * header, the target of its back-edges, ahead of the header's own instruction:
+ * <pre>
+ *   head: getstatic  #flag
+ *         ifeq       over
+ *         invokestatic #poll
+ *         nop; nop; nop
  *   over: (the header's own instruction)
  * </pre>
- * Interpreted, a poll then costs a field read and a branch, not a call; compiled, the same as
- * the call was once inlined. The flag must be volatile (see {@code PendingPreemptions.count}):
- * a plain field could be read once before a compiled loop and never again.
+ * Interpreted, a poll costs a field read and a branch, not a call (in place of a {@code goto},
+ * one instruction more than the loop had). The flag must be volatile (see
+ * {@code PendingPreemptions.count}): a plain field could be read once before a compiled loop and
+ * never again.
  *
- * <p><b>Why at the header, not before the back-edge.</b> The guard's {@code over} is a branch
- * target and needs a StackMapTable frame, so the guard must go where the frame is known without a
- * type analysis: a loop header is a branch target, so it has a frame already (from version 50
- * on), and as the guard is stack-neutral the frame at {@code over} is that same frame. Before a
- * back-edge there is no frame (a conditional one has its operands on the stack, of types only an
- * analysis could tell). Every turn of a loop passes its header, so each turn still polls once, and
- * the back-edges that close one loop (a {@code continue}) share one poll; entering a loop polls
- * once more. The price, in compiled code: C2 sees the flag's volatile read before the loop's exit
- * test, which costs a loop it would unroll and vectorise more than a poll at the bottom did (JMH,
- * {@code PreemptionPollBenchmark}, an int array summed, 3 forks: 0.30 ns a turn without a poll,
- * 0.36 with the call before the back-edge, 0.50 with the guard at the header; a dependent xorshift
- * chain: no difference). A poll that replaced a {@code goto} back-edge in place,
- * {@code getstatic; ifeq head; invokestatic; goto head}, would need no new frame either (the
- * fast path jumps straight to the header's) and keep the read at the bottom: the next step.
- * Every jump, frame, line, exception range or local variable range that pointed at a
- * header now points at its poll (the poll is in the header's line, its try block, its scope), so
- * a forward jump into the loop polls too.
+ * <p><b>Why there.</b> A branch target needs a StackMapTable frame, and only where a frame is
+ * known without a type analysis can the poll branch. In place of a {@code goto}, the fast path
+ * branches to the {@code goto}'s own target, whose frame exists, and the call falls through to
+ * the {@code goto}: no new frame at all. A conditional back-edge has its operands on the stack,
+ * of types only an analysis could tell, so its poll goes to its target, the header, which has a
+ * frame; as the guard is stack-neutral, the frame at {@code over} is the header's own (a copy,
+ * below). Every turn of a loop passes its back-edge and its header, so each turn polls once. A
+ * {@code goto} back to a header that gets a poll anyway (a {@code continue} in a do-while) keeps
+ * no poll of its own. The poll in place of the {@code goto} keeps the flag's read at the bottom
+ * of the loop, where C2 still unrolls and vectorises the loop; at the header, ahead of the exit
+ * test of a javac loop, it cost a loop summing an int array 0.50 ns a turn against 0.36 ns for
+ * the call before the back-edge and 0.30 without a poll (JMH, {@code PreemptionPollBenchmark},
+ * 3 forks). Every jump, frame, line, exception range or local variable range that pointed at a
+ * header or a replaced {@code goto} now points at its poll (which is in the header's or the
+ * {@code goto}'s line, its try block, its scope), so a forward jump into the loop polls too.
  *
  * <p><b>What changes.</b> Twelve constant pool entries are appended (the method reference of the
- * poll and the field reference of its flag), and each method to poll gets its polls; twelve
- * bytes, a multiple of 4, so that the padding of {@code tableswitch} and {@code lookupswitch}
+ * poll and the field reference of its flag), and each method to poll gets its polls; each adds
+ * twelve bytes, a multiple of 4, so that the padding of {@code tableswitch} and {@code lookupswitch}
  * stays as it is. Every code offset is then moved: branch and switch offsets here, the rest by
  * {@link OffsetMover}, which also adds the frame at each {@code over}: a copy of the header's
  * frame, which precedes it, so a {@code same_frame} when the header's stack is empty (javac's
@@ -53,8 +62,8 @@ import static io.loomgmp.bridge.classfile.ClassReader.u2;
  * header's is one too: no other kind has more stack items); at a
  * header at offset 0, whose frame is implicit (the method's arguments), a {@code same_frame}
  * against that implicit frame. {@code max_stack} grows where the header's stack was already full
- * ({@code getstatic} pushes one int); without a StackMapTable (before version 50) the depth at a
- * header is unknown, so it grows by one.
+ * ({@code getstatic} pushes one int; at a replaced {@code goto} the stack is its target's);
+ * without a StackMapTable (before version 50) the depth is unknown, so it grows by one.
  *
  * <p><b>What it leaves to the ClassFile API</b> ({@link UnsupportedShape}): a method's code with
  * an attribute holding offsets that {@link OffsetMover} does not move, a branch whose 16-bit
@@ -107,7 +116,7 @@ public final class PollWriter {
         PollWriter writer = new PollWriter(in, count + 5, count + 11);
         int headers = 0;
         for (BackEdgeScan.Method method : methods) {
-            headers += method.loopHeaders();
+            headers += method.polls();
         }
         // Room for the polls, the constants and frames: one buffer, written once and copied once.
         ClassBytesOutput out = new ClassBytesOutput(classBytes.length + 256 + (POLL_BYTES + 4) * headers);
@@ -157,15 +166,17 @@ public final class PollWriter {
         int codeLength = in.codeLength(attribute);
         int codeStart = ClassReader.codeStart(attribute);
         int codeEnd = codeStart + codeLength;
-        int[] headers = BackEdgeScan.loopHeaders(bytes, codeStart, codeEnd, method.backEdges());
-        if (headers.length == 0 || headers[0] < 0) {
+        int[][] plan = BackEdgeScan.plan(bytes, codeStart, codeEnd, method.backEdges());
+        int[] headers = plan[0];
+        int[] tails = plan[1];
+        if (headers.length > 0 && headers[0] < 0) {
             throw new MalformedClassException("a back-edge before the code's start");
         }
-        int newCodeLength = codeLength + POLL_BYTES * headers.length;
+        int newCodeLength = codeLength + POLL_BYTES * (headers.length + tails.length);
         if (newCodeLength > 0xFFFF) {
             throw new UnsupportedShape("the code would outgrow 64 KiB");
         }
-        Polls offsets = new Polls(headers);
+        Polls offsets = new Polls(headers, tails, tailTargets(tails, codeStart));
 
         out.u2(u2(bytes, attribute)); // the name
         int lengthAt = out.size();
@@ -183,9 +194,21 @@ public final class PollWriter {
         return in.attributeEnd(attribute);
     }
 
+    /** The distinct targets of the {@code goto} back-edges at {@code tails}, ascending. */
+    private int[] tailTargets(int[] tails, int codeStart) {
+        int[] targets = new int[tails.length];
+        for (int i = 0; i < tails.length; i++) {
+            targets[i] = Bytecode.branchTarget(bytes, codeStart + tails[i], tails[i]);
+        }
+        Arrays.sort(targets);
+        return Arrays.stream(targets).distinct().toArray();
+    }
+
     private void writeCode(ClassBytesOutput body, int codeStart, int codeEnd, Polls offsets) {
         int[] headers = offsets.headers;
+        int[] tails = offsets.tails;
         int next = 0; // the next header to write a poll at
+        int nextTail = 0; // the next goto to replace by a poll
         for (int at = codeStart; at < codeEnd; ) {
             int size = Bytecode.instructionSize(bytes, codeStart, at, codeEnd);
             int pc = at - codeStart;
@@ -197,6 +220,23 @@ public final class PollWriter {
                         .u1(Bytecode.IFEQ).u2(POLL_BYTES - 3) // to over, just past the poll
                         .u1(Bytecode.INVOKESTATIC).u2(pollIndex)
                         .u1(Bytecode.NOP).u1(Bytecode.NOP).u1(Bytecode.NOP);
+            }
+            if (nextTail < tails.length && tails[nextTail] == pc) {
+                // goto head -> getstatic #flag; ifeq head; invokestatic #poll; nop x 3; goto head
+                nextTail++;
+                int head = offsets.moved(pc + (short) u2(bytes, at + 1));
+                int skip = head - (newPc + 3);
+                int jump = head - (newPc + POLL_BYTES);
+                if (skip != (short) skip || jump != (short) jump) {
+                    throw new UnsupportedShape("a branch offset would outgrow 16 bits");
+                }
+                body.u1(Bytecode.GETSTATIC).u2(flagIndex)
+                        .u1(Bytecode.IFEQ).u2(skip & 0xFFFF)
+                        .u1(Bytecode.INVOKESTATIC).u2(pollIndex)
+                        .u1(Bytecode.NOP).u1(Bytecode.NOP).u1(Bytecode.NOP)
+                        .u1(Bytecode.GOTO).u2(jump & 0xFFFF);
+                at += size;
+                continue;
             }
             if (Bytecode.isShortBranch(opcode)) {
                 int offset = offsets.moved(pc + (short) u2(bytes, at + 1)) - newPc;
@@ -226,30 +266,46 @@ public final class PollWriter {
             }
             at += size;
         }
-        if (next != headers.length) {
+        if (next != headers.length || nextTail != tails.length) {
             throw new MalformedClassException("a back-edge into the middle of an instruction");
         }
     }
 
     /**
-     * Where old code offsets go once the polls are in. Invariant: {@code headers} is ascending;
-     * the instruction at old offset {@code x} moves by 12 for each header before it, and by 12
-     * more if it is a header itself (its poll comes first); a jump, a frame, a line or a range
-     * that pointed at {@code x} points at what now comes first there: the poll, for a header.
+     * Where old code offsets go once the polls are in. Invariant: {@code headers} and
+     * {@code tails} are ascending; the instruction at old offset {@code x} moves by 12 for each
+     * header and each replaced {@code goto} before it, and by 12 more if it is a header itself
+     * (its poll comes first); a jump, a frame, a line or a range that pointed at {@code x} points
+     * at what now comes first there: the poll, for a header; a replaced {@code goto}'s poll starts
+     * where it did.
      */
     static final class Polls extends OffsetMover.Offsets {
         final int[] headers;
-        /** The most stack slots of a header's frame; set by {@link OffsetMover} as it copies the frames. */
+        final int[] tails;
+        private final int[] tailTargets;
+        /** The most stack slots of a polled loop's header frame; set by {@link OffsetMover} as it moves the frames. */
         int headerStack;
 
-        Polls(int[] headers) {
+        Polls(int[] headers, int[] tails, int[] tailTargets) {
             this.headers = headers;
+            this.tails = tails;
+            this.tailTargets = tailTargets;
         }
 
         @Override
         int moved(int x) {
-            int before = Arrays.binarySearch(headers, x);
-            return x + POLL_BYTES * (before >= 0 ? before : -before - 1);
+            return x + POLL_BYTES * (before(headers, x) + before(tails, x));
+        }
+
+        /** How many of {@code sorted} are below {@code x}. */
+        private static int before(int[] sorted, int x) {
+            int at = Arrays.binarySearch(sorted, x);
+            return at >= 0 ? at : -at - 1;
+        }
+
+        @Override
+        boolean needsStack(int x) {
+            return Arrays.binarySearch(tailTargets, x) >= 0;
         }
 
         /** The new offset of the instruction at old offset {@code x} itself. */

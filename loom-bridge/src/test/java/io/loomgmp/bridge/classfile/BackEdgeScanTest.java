@@ -46,10 +46,12 @@ class BackEdgeScanTest {
         assertEquals(Map.of("forLoop(I)I", 1, "whileLoop(I)I", 1, "doWhile(I)I", 1, "nested(I)I", 2,
                 "whileWithContinue(I)I", 2, "loopAroundTry(I)I", 1, "mergesApplicationTypes(I)Ljava/lang/String;", 1), found,
                 "noLoop and the constructor have none");
-        assertEquals(Map.of("forLoop(I)I", 1, "whileLoop(I)I", 1, "doWhile(I)I", 1, "nested(I)I", 2,
-                "whileWithContinue(I)I", 1, "loopAroundTry(I)I", 1, "mergesApplicationTypes(I)Ljava/lang/String;", 1),
-                headersByMethod(BackEdgeScan.methodsWithBackEdges(classBytes(FIXTURE))),
-                "loop headers: the continue jumps back to the condition, the header of its loop");
+        assertEquals(Map.of("forLoop(I)I", List.of(0, 1), "whileLoop(I)I", List.of(0, 1), "doWhile(I)I", List.of(1, 0),
+                "nested(I)I", List.of(0, 2), "whileWithContinue(I)I", List.of(0, 2), "loopAroundTry(I)I", List.of(0, 1),
+                "mergesApplicationTypes(I)Ljava/lang/String;", List.of(0, 1)),
+                planByMethod(BackEdgeScan.methodsWithBackEdges(classBytes(FIXTURE))),
+                "javac closes a for or while loop with a goto, polled in its place; a do-while's conditional back-edge"
+                        + " is polled at its header");
     }
 
     @Test
@@ -80,12 +82,12 @@ class BackEdgeScanTest {
         assertEquals(Map.of("shapes(ILjava/lang/Object;)V", 3, "spin()V", 1), found);
         assertEquals(countedByClassFileApi(shapes), found);
         BackEdgeScan.Result scan = BackEdgeScan.scan(shapes);
-        assertEquals(Map.of("shapes(ILjava/lang/Object;)V", 1, "spin()V", 1), headersByMethod(scan.looping()),
-                "the three back-edges of shapes close one loop");
+        assertEquals(Map.of("shapes(ILjava/lang/Object;)V", List.of(1, 0), "spin()V", List.of(0, 1)), planByMethod(scan.looping()),
+                "the three back-edges of shapes close one loop, none a goto; spin's goto to itself is polled in its place");
         byte[] polled = PollWriterTest.insert(shapes);
         assertEquals(List.of(), ClassFile.of().verify(polled));
-        assertEquals(GuardedPolls.Shape.polled(3, 1, true), PollWriterTest.shapes(polled).get("shapes(ILjava/lang/Object;)V"));
-        assertEquals(GuardedPolls.Shape.polled(1, 1, true), PollWriterTest.shapes(polled).get("spin()V"));
+        assertEquals(GuardedPolls.Shape.polled(1, 0, true), PollWriterTest.shapes(polled).get("shapes(ILjava/lang/Object;)V"));
+        assertEquals(GuardedPolls.Shape.polled(0, 1, true), PollWriterTest.shapes(polled).get("spin()V"));
     }
 
     @Test
@@ -233,10 +235,11 @@ class BackEdgeScanTest {
         return result;
     }
 
-    private static Map<String, Integer> headersByMethod(List<BackEdgeScan.Method> methods) {
-        Map<String, Integer> result = new TreeMap<>();
+    /** Per method: its loops polled at their header, and its goto back-edges polled in their place. */
+    private static Map<String, List<Integer>> planByMethod(List<BackEdgeScan.Method> methods) {
+        Map<String, List<Integer>> result = new TreeMap<>();
         for (BackEdgeScan.Method method : methods) {
-            result.put(method.nameAndType(), method.loopHeaders());
+            result.put(method.nameAndType(), List.of(method.headers(), method.tails()));
         }
         return result;
     }
