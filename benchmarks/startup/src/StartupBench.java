@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -19,9 +21,21 @@ import java.util.regex.Pattern;
 
 /**
  * The start-up benchmark behind {@code benchmarks/startup/run.sh}: starts a program N times in
- * each configuration (without the agent, with it, and with it but {@code preempt=false}, which
- * tells the cost of the preemption polls from the rest of the agent) and prints the median, the
- * interquartile range and the min–max of each, and the agent's difference from no agent.
+ * each configuration and prints the median, the interquartile range and the min–max of each, and
+ * the differences that matter: the agent's cost beyond no agent and beyond an empty agent.
+ * <ul>
+ *   <li><b>without agent</b>; <b>empty agent</b> ({@code -javaagent} of an agent whose premain does
+ *       nothing: what any agent costs, mostly the JVM giving up its archived module graph);
+ *       <b>with agent</b>; <b>with agent, preempt=false</b> (tells the cost of the preemption
+ *       polls from the rest of the agent); <b>with baseline agent</b> (another build, e.g. from
+ *       before a change), if given.</li>
+ *   <li>With {@code --aot DIR}, the same under JDK 25's AOT cache (JEP 483/514): for each of no
+ *       agent, the empty agent and the agent, a training run with {@code -XX:AOTCacheOutput=FILE}
+ *       first (the server is made to exit once started: {@code -Dspring.context.exit=onRefresh}),
+ *       then runs with {@code -XX:AOTCache=FILE}. A training run that fails (the JVM may refuse a
+ *       cache with an agent) is reported with what the JVM said, and its configuration left out.</li>
+ * </ul>
+ * Two programs:
  * <ul>
  *   <li><b>server</b>: a web application jar; the time from process start to the first
  *       {@code 200} answer to {@code GET /} (the harness polls the port every 5 ms), and the CPU
@@ -32,21 +46,31 @@ import java.util.regex.Pattern;
  * </ul>
  * The configurations take turns run by run (not one block after another), so that a load that
  * comes and goes on a shared machine falls on all of them alike. One unmeasured run of each comes
- * first: it fills the page cache.
+ * first: it fills the page cache. With {@code --results DIR} it writes {@code startup.md} (the
+ * tables, with the machine, JDK, OS, date, commit, command and load averages) and
+ * {@code startup.csv} (every run) there.
  *
  * <p>Usage: {@code java StartupBench.java --java JAVA --agent AGENT.jar --runs N
- * [--baseline OTHER-AGENT.jar] [--server APP.jar] [--trivial CLASSPATH] [--logs DIR]}
+ * [--empty-agent EMPTY.jar] [--baseline OTHER-AGENT.jar] [--server APP.jar]
+ * [--trivial CLASSPATH [--trivial-jar JAR]] [--aot DIR] [--logs DIR] [--results DIR --commit C --command CMD]}
  */
 public final class StartupBench {
     private static final Duration SERVER_TIMEOUT = Duration.ofSeconds(120);
     private static final Pattern TIMES_LINE = Pattern.compile("(\\d+)m([\\d.]+)s (\\d+)m([\\d.]+)s");
 
-    /** One way of starting the JVM: the extra options before the program's own arguments. */
-    record Config(String name, List<String> jvmOptions) {
+    /** One way of starting the JVM: the extra options before the program's own arguments; {@code aot}: trained with these. */
+    record Config(String name, List<String> jvmOptions, List<String> agentOptions, boolean aot) {
+        Config(String name, List<String> agentOptions) {
+            this(name, agentOptions, agentOptions, false);
+        }
     }
 
     /** One start: wall and CPU time in milliseconds. */
     record Sample(double wallMillis, double cpuMillis) {
+    }
+
+    /** One program's results: the samples per configuration, and what failed to train. */
+    record Results(String title, String key, Map<Config, List<Sample>> samples, List<String> notes) {
     }
 
     private final String java;
@@ -69,29 +93,107 @@ public final class StartupBench {
         if (runs < 1) {
             throw new IllegalArgumentException("--runs must be at least 1");
         }
-        List<Config> configs = new ArrayList<>(List.of(
-                new Config("without agent", List.of()),
-                new Config("with agent", List.of("-javaagent:" + agent)),
-                new Config("with agent, preempt=false", List.of("-javaagent:" + agent + "=preempt=false"))));
+        String loadAtStart = loadAverage();
+        String startedAt = ZonedDateTime.now(ZoneOffset.UTC).withNano(0).toString();
+        List<Config> configs = new ArrayList<>();
+        configs.add(new Config("without agent", List.of()));
+        if (options.containsKey("--empty-agent")) {
+            configs.add(new Config("empty agent", List.of("-javaagent:" + options.get("--empty-agent"))));
+        }
+        configs.add(new Config("with agent", List.of("-javaagent:" + agent)));
+        configs.add(new Config("with agent, preempt=false", List.of("-javaagent:" + agent + "=preempt=false")));
         if (options.containsKey("--baseline")) { // another build of the agent, e.g. before a change
             configs.add(new Config("with baseline agent", List.of("-javaagent:" + options.get("--baseline"))));
         }
         Path logDir = Files.createDirectories(Path.of(options.getOrDefault("--logs", "target/startup-logs")));
-        StartupBench bench = new StartupBench(java, runs, configs, logDir);
-
-        System.out.printf("start-up: %d runs per configuration, interleaved; %d CPUs; JDK %s%n", runs,
-                Runtime.getRuntime().availableProcessors(), jdkVersion(java));
+        Path aotDir = options.containsKey("--aot") ? Files.createDirectories(Path.of(options.get("--aot"))) : null;
+        String jdk = jdkVersion(java);
+        System.out.printf("start-up: %d runs per configuration, interleaved; %d CPUs; JDK %s; load average %s%n", runs,
+                Runtime.getRuntime().availableProcessors(), jdk, loadAtStart);
+        List<Results> all = new ArrayList<>();
         if (options.containsKey("--server")) {
-            Map<Config, List<Sample>> server = bench.measure("server", config -> bench.serverStart(config,
-                    List.of("-jar", options.get("--server"))));
-            print("web application (" + Path.of(options.get("--server")).getFileName()
-                    + "): process start to first answer of GET /", server);
+            List<String> program = List.of("-jar", options.get("--server"));
+            List<String> notes = new ArrayList<>();
+            List<Config> withAot = aotDir == null ? configs : withAot(java, configs, aotDir, "server", program,
+                    List.of("-Dspring.context.exit=onRefresh"), List.of("--server.port=0"), logDir, notes);
+            StartupBench bench = new StartupBench(java, runs, withAot, logDir);
+            Map<Config, List<Sample>> server = bench.measure("server", config -> bench.serverStart(config, program));
+            Results results = new Results("web application (" + Path.of(options.get("--server")).getFileName()
+                    + "): process start to first answer of GET /", "server", server, notes);
+            print(results);
+            all.add(results);
         }
         if (options.containsKey("--trivial")) {
-            Map<Config, List<Sample>> trivial = bench.measure("trivial", config -> bench.trivialRun(config,
-                    List.of("-cp", options.get("--trivial"), "TrivialMain")));
-            print("trivial main (one virtual thread started and joined): process start to exit", trivial);
+            // An AOT cache takes classes from jars only: the trivial main from its jar then.
+            String classPath = aotDir != null && options.containsKey("--trivial-jar") ? options.get("--trivial-jar") : options.get("--trivial");
+            List<String> program = List.of("-cp", classPath, "TrivialMain");
+            List<String> notes = new ArrayList<>();
+            List<Config> withAot = aotDir == null ? configs : withAot(java, configs, aotDir, "trivial", program,
+                    List.of(), List.of(), logDir, notes);
+            StartupBench bench = new StartupBench(java, runs, withAot, logDir);
+            Map<Config, List<Sample>> trivial = bench.measure("trivial", config -> bench.trivialRun(config, program));
+            Results results = new Results("trivial main (one virtual thread started and joined): process start to exit",
+                    "trivial", trivial, notes);
+            print(results);
+            all.add(results);
         }
+        if (options.containsKey("--results")) {
+            Path dir = Files.createDirectories(Path.of(options.get("--results")));
+            String loadAtEnd = loadAverage();
+            writeCsv(dir.resolve("startup.csv"), all);
+            writeMarkdown(dir.resolve("startup.md"), all, runs, jdk, startedAt, loadAtStart, loadAtEnd,
+                    options.getOrDefault("--commit", "?"), options.getOrDefault("--command", "?"));
+            System.out.println();
+            System.out.println("start-up: wrote " + dir.resolve("startup.md") + " and " + dir.resolve("startup.csv"));
+        }
+    }
+
+    /**
+     * The configurations, and for no agent, the empty agent and the agent each, an AOT cache
+     * configuration, trained first; a training that fails is noted (with what the JVM said) and
+     * its configuration left out.
+     */
+    private static List<Config> withAot(String java, List<Config> configs, Path aotDir, String what, List<String> program,
+                                        List<String> trainingOptions, List<String> trainingArgs, Path logDir,
+                                        List<String> notes) throws Exception {
+        List<Config> result = new ArrayList<>(configs);
+        for (Config config : configs) {
+            if (!config.name().equals("without agent") && !config.name().equals("empty agent")
+                    && !config.name().equals("with agent")) {
+                continue;
+            }
+            Path cache = aotDir.resolve(what + "-" + slug(config) + ".aot");
+            Files.deleteIfExists(cache);
+            List<String> command = new ArrayList<>(List.of(java, "-XX:AOTCacheOutput=" + cache));
+            command.addAll(config.agentOptions());
+            command.addAll(trainingOptions);
+            command.addAll(program);
+            command.addAll(trainingArgs);
+            Path log = logDir.resolve(what + "-aot-training-" + slug(config) + ".log");
+            System.err.printf("%s: AOT cache training run, %s: %s%n", what, config.name(), String.join(" ", command));
+            Process process = new ProcessBuilder(command).directory(aotDir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).start();
+            boolean exited = process.waitFor(300, TimeUnit.SECONDS);
+            if (!exited) {
+                process.destroyForcibly().waitFor();
+            }
+            if (exited && process.exitValue() == 0 && Files.isRegularFile(cache)) {
+                List<String> options = new ArrayList<>(List.of("-XX:AOTCache=" + cache));
+                options.addAll(config.agentOptions());
+                result.add(new Config(config.name() + ", AOT cache", options, config.agentOptions(), true));
+            } else {
+                String said = Files.readAllLines(log).stream()
+                        // The JDK's own classes it left out (transformed by an agent), then the errors.
+                        .filter(line -> line.contains("Skipping java/") && line.contains("ClassFileLoadHook") || line.contains("[error") || line.contains("SIGSEGV") || line.contains("Problematic frame")
+                                || line.startsWith("# V  [") || line.contains("Error:") || line.contains("Error occurred"))
+                        .map(String::strip).distinct().limit(10).reduce((x, y) -> x + " | " + y).orElse("(nothing)");
+                String note = String.format("AOT cache training, %s: failed (%s, no cache written); the JVM said: %s (log: %s)",
+                        config.name(), exited ? "exit " + process.exitValue() : "timed out", said, log.getFileName());
+                notes.add(note);
+                System.err.println(what + ": " + note);
+            }
+        }
+        return result;
     }
 
     @FunctionalInterface
@@ -105,8 +207,9 @@ public final class StartupBench {
             start.run(config); // warm-up: page cache, not measured
             samples.put(config, new ArrayList<>());
         }
+        System.err.printf("%s: %d configurations x %d runs, interleaved (a warm-up run of each first)%n", what, configs.size(), runs);
         for (int run = 1; run <= runs; run++) {
-            StringBuilder progress = new StringBuilder(String.format("%s run %d/%d:", what, run, runs));
+            StringBuilder progress = new StringBuilder(String.format("%s run %d/%d (load %s):", what, run, runs, loadAverage()));
             for (Config config : configs) {
                 Sample sample = start.run(config);
                 samples.get(config).add(sample);
@@ -203,34 +306,140 @@ public final class StartupBench {
         }
     }
 
-    private static void print(String title, Map<Config, List<Sample>> samples) {
+    private static void print(Results results) {
         System.out.println();
-        System.out.println(title);
-        System.out.printf("  %-28s %-5s %11s %13s %13s%n", "(ms)", "", "median", "IQR", "min-max");
-        Map<Config, double[]> wall = new LinkedHashMap<>();
-        Map<Config, double[]> cpu = new LinkedHashMap<>();
-        samples.forEach((config, list) -> {
-            wall.put(config, list.stream().mapToDouble(Sample::wallMillis).sorted().toArray());
-            cpu.put(config, list.stream().mapToDouble(Sample::cpuMillis).sorted().toArray());
-        });
-        for (var kind : List.of(Map.entry("wall", wall), Map.entry("CPU", cpu))) {
-            for (var entry : kind.getValue().entrySet()) {
-                double[] s = entry.getValue();
-                System.out.printf("  %-28s %-5s %11.0f %13s %13s%n", entry.getKey().name(), kind.getKey(), quantile(s, 0.5),
+        System.out.println(results.title());
+        System.out.printf("  %-38s %-5s %11s %13s %13s%n", "(ms)", "", "median", "IQR", "min-max");
+        for (String kind : List.of("wall", "CPU")) {
+            for (var entry : results.samples().entrySet()) {
+                double[] s = sorted(entry.getValue(), kind);
+                System.out.printf("  %-38s %-5s %11.0f %13s %13s%n", entry.getKey().name(), kind, quantile(s, 0.5),
                         range(quantile(s, 0.25), quantile(s, 0.75)), range(s[0], s[s.length - 1]));
             }
         }
-        double[] base = wall.values().iterator().next();
-        double[] baseCpu = cpu.values().iterator().next();
-        for (Config config : samples.keySet()) {
-            if (wall.get(config) == base) {
-                continue;
-            }
-            double dWall = quantile(wall.get(config), 0.5) - quantile(base, 0.5);
-            double dCpu = quantile(cpu.get(config), 0.5) - quantile(baseCpu, 0.5);
-            System.out.printf("  %s - without agent (medians): wall %+.0f ms (%+.0f %%), CPU %+.0f ms (%+.0f %%)%n",
-                    config.name(), dWall, 100 * dWall / quantile(base, 0.5), dCpu, 100 * dCpu / quantile(baseCpu, 0.5));
+        for (String line : differences(results)) {
+            System.out.println("  " + line);
         }
+        for (String note : results.notes()) {
+            System.out.println("  " + note);
+        }
+    }
+
+    private static double[] sorted(List<Sample> samples, String kind) {
+        return samples.stream().mapToDouble(kind.equals("wall") ? Sample::wallMillis : Sample::cpuMillis).sorted().toArray();
+    }
+
+    /** The differences of medians: each configuration against no agent, the agents against the empty agent (each under AOT against its AOT twin). */
+    private static List<String> differences(Results results) {
+        Map<String, Config> byName = new LinkedHashMap<>();
+        results.samples().keySet().forEach(config -> byName.put(config.name(), config));
+        List<String> lines = new ArrayList<>();
+        for (Config config : results.samples().keySet()) {
+            String suffix = config.aot() ? ", AOT cache" : "";
+            for (String base : List.of("without agent", "empty agent")) {
+                Config reference = byName.get(base + suffix);
+                boolean agent = config.name().startsWith("with agent") || config.name().startsWith("with baseline agent");
+                if (reference == null || reference == config || (base.equals("empty agent") && !agent)) {
+                    continue;
+                }
+                lines.add(difference(results, config, reference));
+            }
+            if (config.aot() && byName.containsKey(config.name().replace(", AOT cache", ""))) {
+                lines.add(difference(results, config, byName.get(config.name().replace(", AOT cache", ""))));
+            }
+        }
+        return lines;
+    }
+
+    private static String difference(Results results, Config config, Config reference) {
+        double[] wall = sorted(results.samples().get(config), "wall");
+        double[] baseWall = sorted(results.samples().get(reference), "wall");
+        double[] cpu = sorted(results.samples().get(config), "CPU");
+        double[] baseCpu = sorted(results.samples().get(reference), "CPU");
+        double dWall = quantile(wall, 0.5) - quantile(baseWall, 0.5);
+        double dCpu = quantile(cpu, 0.5) - quantile(baseCpu, 0.5);
+        return String.format("%s - %s (medians): wall %+.0f ms (%+.1f %%), CPU %+.0f ms (%+.1f %%)", config.name(), reference.name(),
+                dWall, 100 * dWall / quantile(baseWall, 0.5), dCpu, 100 * dCpu / quantile(baseCpu, 0.5));
+    }
+
+    private static void writeCsv(Path file, List<Results> all) throws IOException {
+        StringBuilder csv = new StringBuilder("program,configuration,run,wall_ms,cpu_ms\n");
+        for (Results results : all) {
+            results.samples().forEach((config, samples) -> {
+                for (int i = 0; i < samples.size(); i++) {
+                    csv.append(String.format("%s,\"%s\",%d,%.1f,%.1f%n", results.key(), config.name(), i + 1,
+                            samples.get(i).wallMillis(), samples.get(i).cpuMillis()));
+                }
+            });
+        }
+        Files.writeString(file, csv);
+    }
+
+    private static void writeMarkdown(Path file, List<Results> all, int runs, String jdk, String startedAt, String loadAtStart,
+                                      String loadAtEnd, String commit, String command) throws IOException {
+        StringBuilder md = new StringBuilder("# Start-up cost of the loom-gmp agent\n\n");
+        md.append("Written by `benchmarks/startup/run.sh --publish`; every run is in `startup.csv`.\n\n");
+        md.append("| | |\n|---|---|\n");
+        md.append("| machine | ").append(cpuModel()).append(", ").append(Runtime.getRuntime().availableProcessors()).append(" cores |\n");
+        md.append("| JDK | ").append(jdk).append(" |\n");
+        md.append("| OS | ").append(osName()).append(" |\n");
+        md.append("| date (UTC) | ").append(startedAt).append(" |\n");
+        md.append("| git commit | ").append(commit).append(" |\n");
+        md.append("| command | `").append(command).append("` |\n");
+        md.append("| runs | ").append(runs).append(" per configuration, interleaved, after one unmeasured run of each |\n");
+        md.append("| load average (1, 5, 15 min) | at start ").append(loadAtStart).append("; at end ").append(loadAtEnd).append(" |\n");
+        for (Results results : all) {
+            md.append("\n## ").append(results.title()).append("\n\n");
+            md.append("| configuration | wall median (ms) | wall IQR | wall min-max | CPU median (ms) | CPU IQR | CPU min-max |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|\n");
+            results.samples().forEach((config, samples) -> {
+                double[] w = sorted(samples, "wall");
+                double[] c = sorted(samples, "CPU");
+                md.append(String.format("| %s | %.0f | %s | %s | %.0f | %s | %s |%n", config.name(), quantile(w, 0.5),
+                        range(quantile(w, 0.25), quantile(w, 0.75)), range(w[0], w[w.length - 1]), quantile(c, 0.5),
+                        range(quantile(c, 0.25), quantile(c, 0.75)), range(c[0], c[c.length - 1])));
+            });
+            md.append("\nDifferences of the medians:\n\n");
+            for (String line : differences(results)) {
+                md.append("- ").append(line).append("\n");
+            }
+            for (String note : results.notes()) {
+                md.append("\n").append(note.replace("|", "\\|")).append("\n");
+            }
+        }
+        Files.writeString(file, md);
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).strip().split("\\s+");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(line -> line.startsWith("model name"))
+                    .map(line -> line.substring(line.indexOf(':') + 1).strip()).findFirst().orElse("?");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static String osName() {
+        String name = System.getProperty("os.name") + " " + System.getProperty("os.version");
+        try {
+            for (String line : Files.readAllLines(Path.of("/etc/os-release"))) {
+                if (line.startsWith("PRETTY_NAME=")) {
+                    return line.substring("PRETTY_NAME=".length()).replace("\"", "") + ", " + name;
+                }
+            }
+        } catch (IOException e) {
+            // the kernel's name alone
+        }
+        return name;
     }
 
     private static String range(double low, double high) {

@@ -1,6 +1,7 @@
 package io.loomgmp.benchmarks;
 
 import io.loomgmp.bridge.Gmp;
+import io.loomgmp.dispatcher.loom.PendingPreemptions;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,7 +22,16 @@ import java.util.concurrent.TimeUnit;
  * the case at nearly every back-edge: the same loop without a poll and with
  * {@link Gmp#checkpoint()} exactly where the agent puts it, immediately before the {@code goto}
  * that closes the loop (javac compiles each {@code *Polled} loop to
- * {@code ... iinc; invokestatic Gmp.checkpoint; goto head}, the agent's output for the plain one).
+ * {@code ... iinc; invokestatic Gmp.checkpoint; goto head}, the agent's output for the plain one
+ * until it wrote guarded polls), and with the guarded poll the agent now writes at the loop's
+ * header: each {@code *Guarded} loop starts with {@code if (PendingPreemptions.count != 0)
+ * Gmp.checkpoint();}, which javac compiles to {@code head: getstatic count; ifeq over;
+ * invokestatic Gmp.checkpoint; over: ...}, the agent's output for a loop not closed by a
+ * {@code goto} (a do-while), and with the same guard at the bottom: each {@code *GuardedAtEnd}
+ * loop ends with it, {@code ... getstatic count; ifeq L; invokestatic Gmp.checkpoint; L: goto
+ * head}, which C2 compiles as it does the agent's poll in place of a {@code goto} back-edge,
+ * {@code getstatic count; ifeq head; invokestatic Gmp.checkpoint; goto head}. (The agent leaves
+ * loom-gmp's own classes alone, these too, so each loop has only the poll written here.)
  * <ul>
  *   <li>{@code sum*}: summing an int array, a loop the JIT unrolls and vectorises; the poll's
  *       volatile read may cost it those optimisations, which is part of the poll's price.</li>
@@ -84,6 +94,39 @@ public class PreemptionPollBenchmark extends OnScheduler {
     }
 
     @Benchmark
+    public int sumGuarded() {
+        int[] a = values;
+        int sum = 0;
+        int i = 0;
+        for (;;) {
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
+            if (i >= a.length) {
+                break;
+            }
+            sum += a[i];
+            i++;
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public int sumGuardedAtEnd() {
+        int[] a = values;
+        int sum = 0;
+        int i = 0;
+        while (i < a.length) {
+            sum += a[i];
+            i++;
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
+        }
+        return sum;
+    }
+
+    @Benchmark
     public long xorshift() {
         long x = seed;
         int n = size;
@@ -108,6 +151,43 @@ public class PreemptionPollBenchmark extends OnScheduler {
             x ^= x << 17;
             i++;
             Gmp.checkpoint();
+        }
+        return x;
+    }
+
+    @Benchmark
+    public long xorshiftGuarded() {
+        long x = seed;
+        int n = size;
+        int i = 0;
+        for (;;) {
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
+            if (i >= n) {
+                break;
+            }
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            i++;
+        }
+        return x;
+    }
+
+    @Benchmark
+    public long xorshiftGuardedAtEnd() {
+        long x = seed;
+        int n = size;
+        int i = 0;
+        while (i < n) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            i++;
+            if (PendingPreemptions.count != 0) {
+                Gmp.checkpoint();
+            }
         }
         return x;
     }

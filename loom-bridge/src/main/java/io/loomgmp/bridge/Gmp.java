@@ -25,8 +25,9 @@ public final class Gmp {
     /**
      * A preemption poll: if sysmon has asked the P under this virtual thread to give it up (the
      * thread has held it for longer than the time slice), yields, so that the virtual thread goes
-     * to the global queue and the P runs something else. Under the agent, a call to this method is
-     * inserted before every loop back-edge of the application's classes; call it by hand in a
+     * to the global queue and the P runs something else. Under the agent, a call to this method,
+     * behind its own fast path's test ({@code PendingPreemptions.count != 0}), is inserted into
+     * every loop of the application's classes; call it by hand in a
      * long CPU-bound loop of code the agent leaves alone (JDK code, excluded packages, a JVM
      * without the agent running virtual threads on a per-builder scheduler).
      *

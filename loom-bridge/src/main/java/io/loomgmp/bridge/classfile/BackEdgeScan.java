@@ -29,9 +29,16 @@ public final class BackEdgeScan {
 
     /**
      * A method with back-edges: its name and descriptor ({@code run()V}), code length, back-edge
-     * count, and the offset in the class file of its {@code Code} attribute (its name index).
+     * count, how many of its loops get a poll at their header ({@code headers}: the distinct
+     * targets of its back-edges other than a {@code goto}) and how many {@code goto} back-edges
+     * get one in their place ({@code tails}: those to any other target), and the offset in the
+     * class file of its {@code Code} attribute (its name index). See {@link PollWriter}.
      */
-    public record Method(String nameAndType, int codeLength, int backEdges, int codeAttribute) {
+    public record Method(String nameAndType, int codeLength, int backEdges, int headers, int tails, int codeAttribute) {
+        /** The polls the method gets. */
+        public int polls() {
+            return headers + tails;
+        }
     }
 
     /** What the scan found: the class file as read, for {@link PollWriter}, and the methods with back-edges. */
@@ -78,9 +85,12 @@ public final class BackEdgeScan {
                 continue;
             }
             int codeLength = in.codeLength(attribute);
-            int backEdges = countBackEdges(classBytes, ClassReader.codeStart(attribute), codeLength);
+            int start = ClassReader.codeStart(attribute);
+            int backEdges = countBackEdges(classBytes, start, codeLength);
             if (backEdges > 0) {
-                looping.add(new Method(in.methodName(m) + in.methodDescriptor(m), codeLength, backEdges, attribute));
+                int[][] plan = plan(classBytes, start, start + codeLength, backEdges);
+                looping.add(new Method(in.methodName(m) + in.methodDescriptor(m), codeLength,
+                        backEdges, plan[0].length, plan[1].length, attribute));
             }
         }
         return new Result(in, looping);
@@ -94,5 +104,45 @@ public final class BackEdgeScan {
             count += Bytecode.isBackEdge(bytes, at) ? 1 : 0;
         }
         return count;
+    }
+
+    /**
+     * Where the polls of the code at {@code [start, end)} of {@code bytes}, with
+     * {@code backEdges} back-edges, go: {@code [0]} the loop headers, the distinct targets of its
+     * back-edges other than a {@code goto}; {@code [1]} the {@code goto} back-edges to any other
+     * target, whose poll replaces them. Offsets from the code's start, ascending.
+     */
+    static int[][] plan(byte[] bytes, int start, int end, int backEdges) {
+        int[] headers = new int[backEdges];
+        int[] gotos = new int[backEdges]; // a goto back-edge's offset
+        int[] gotoTargets = new int[backEdges];
+        int h = 0;
+        int g = 0;
+        for (int at = start; at < end && h + g < backEdges; at += Bytecode.instructionSize(bytes, start, at, end)) {
+            if (Bytecode.isBackEdge(bytes, at)) {
+                int target = Bytecode.branchTarget(bytes, at, at - start);
+                if ((bytes[at] & 0xFF) == Bytecode.GOTO) {
+                    gotos[g] = at - start;
+                    gotoTargets[g++] = target;
+                } else {
+                    headers[h++] = target;
+                }
+            }
+        }
+        java.util.Arrays.sort(headers, 0, h);
+        int distinct = 0;
+        for (int i = 0; i < h; i++) {
+            if (distinct == 0 || headers[distinct - 1] != headers[i]) {
+                headers[distinct++] = headers[i];
+            }
+        }
+        headers = java.util.Arrays.copyOf(headers, distinct);
+        int tails = 0;
+        for (int i = 0; i < g; i++) { // gotos are ascending already
+            if (java.util.Arrays.binarySearch(headers, gotoTargets[i]) < 0) { // a header's poll covers it
+                gotos[tails++] = gotos[i];
+            }
+        }
+        return new int[][] {headers, java.util.Arrays.copyOf(gotos, tails)};
     }
 }

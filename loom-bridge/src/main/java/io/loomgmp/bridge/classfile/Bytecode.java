@@ -21,6 +21,7 @@ public final class Bytecode {
     public static final int DUP = 0x59;
     public static final int IINC = 0x84;
     public static final int IFEQ = 0x99;
+    public static final int GOTO = 0xA7;
     public static final int JSR = 0xA8;
     public static final int TABLESWITCH = 0xAA;
     public static final int LOOKUPSWITCH = 0xAB;
@@ -51,7 +52,8 @@ public final class Bytecode {
         int size;
         if (opcode == TABLESWITCH || opcode == LOOKUPSWITCH) {
             int operands = operandsOfSwitch(codeStart, at);
-            require(operands + 12 <= codeEnd, "switch past the end of the code");
+            // tableswitch: default, low, high; lookupswitch: default, npairs (which may be 0).
+            require(operands + (opcode == TABLESWITCH ? 12 : 8) <= codeEnd, "switch past the end of the code");
             long entries = opcode == TABLESWITCH
                     ? (long) s4(bytes, operands + 8) - s4(bytes, operands + 4) + 1 // high - low + 1 jump offsets
                     : 2L * s4(bytes, operands + 4); // match-offset pairs
@@ -86,6 +88,14 @@ public final class Bytecode {
             return (short) u2(bytes, at + 1) <= 0;
         }
         return opcode == GOTO_W && s4(bytes, at + 1) <= 0;
+    }
+
+    /**
+     * The target of the branch at {@code at} (a short branch or {@code goto_w}), as an offset from
+     * the code's start; {@code pc} is the branch's own offset from there.
+     */
+    static int branchTarget(byte[] bytes, int at, int pc) {
+        return (bytes[at] & 0xFF) == GOTO_W ? pc + s4(bytes, at + 1) : pc + (short) u2(bytes, at + 1);
     }
 
     /** {@code if*}, {@code goto}, {@code jsr}, {@code ifnull}, {@code ifnonnull}: a 16-bit offset follows. */

@@ -102,6 +102,15 @@ final class ClassBytesOutput {
         bytes[at + 3] = (byte) value;
     }
 
+    /** Overwrites the 2 bytes at {@code at}, written earlier: a count or a size, once known. */
+    void u2At(int at, int value) {
+        if (at < 0 || at + 2 > size) {
+            throw new IndexOutOfBoundsException("u2 at " + at + " of " + size + " bytes");
+        }
+        bytes[at] = (byte) (value >>> 8);
+        bytes[at + 1] = (byte) value;
+    }
+
     byte[] toByteArray() {
         return size == bytes.length ? bytes.clone() : Arrays.copyOf(bytes, size);
     }

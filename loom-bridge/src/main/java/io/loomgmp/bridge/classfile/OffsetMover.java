@@ -16,6 +16,11 @@ import static io.loomgmp.bridge.classfile.ClassReader.u2;
  * LocalVariableTable and the LocalVariableTypeTable. A code attribute with any other attribute
  * holding offsets (type annotations on code, CharacterRangeTable, attributes it does not know) is
  * refused with {@link UnsupportedShape}. Where the offsets go is the caller's {@link Offsets}.
+ *
+ * <p>With {@link PollWriter}'s guarded polls, it also adds a frame after each loop header's poll
+ * (at the header's own instruction, the poll's {@code over}): a copy of the header's frame, which
+ * the poll leaves as it found it. It reads the frames' types
+ * (positions of their verification types in the input) only as far as a copy needs them.
  */
 final class OffsetMover {
     // StackMapTable frame types (JVMS 4.7.4), by their first byte.
@@ -46,6 +51,41 @@ final class OffsetMover {
         /** The new start of a local variable's live range that started at old offset {@code offset}. */
         int movedStart(int offset) {
             return moved(offset);
+        }
+
+        /**
+         * The new offset of the instruction at old offset {@code offset} itself (an
+         * {@code Uninitialized} type's {@code new}), past any code inserted in front of it.
+         */
+        int instruction(int offset) {
+            return moved(offset);
+        }
+
+        /** Whether a poll was put in front of the instruction at old offset {@code offset}, which then needs a frame after it. */
+        boolean isHeader(int offset) {
+            return false;
+        }
+
+        /**
+         * Whether the stack of the frame at old offset {@code offset} must be told
+         * ({@link #headerFrame}): the target of a {@code goto} replaced by a poll.
+         */
+        boolean needsStack(int offset) {
+            return false;
+        }
+
+        /** How many offsets {@link #isHeader} says yes to. */
+        int headerCount() {
+            return 0;
+        }
+
+        /** The size of a poll, with {@link #isHeader}. */
+        int pollBytes() {
+            return 0;
+        }
+
+        /** Told the stack slots of each header's frame as it is copied. */
+        void headerFrame(int stackSlots) {
         }
     }
 
@@ -118,19 +158,31 @@ final class OffsetMover {
         return type <= SAME_FRAME_MAX ? type : type - SAME_LOCALS_1_STACK_ITEM;
     }
 
-    /** The StackMapTable at {@code [at, end)}, {@code firstFrame} (if any) first, every frame at its moved offset. */
+    /**
+     * The StackMapTable at {@code [at, end)}, {@code firstFrame} (if any) first, every frame at its
+     * moved offset, and a copy of each header's frame after the header's poll.
+     */
     private static void moveFrames(byte[] bytes, int at, int end, Offsets offsets, byte[] firstFrame, ClassBytesOutput out) {
         require(at + 2 <= end, "truncated StackMapTable");
         int frames = u2(bytes, at);
         at += 2;
         int previous = -1; // the old and new offset of the frame before; -1 before the first
         int previousNew = -1;
+        int countAt = out.size();
+        int written = frames;
+        out.u2(frames); // set below, once the copies are counted
         if (firstFrame != null) {
-            out.u2(frames + 1).bytes(firstFrame);
+            out.bytes(firstFrame);
+            written++;
             previousNew = firstFrameOffset(firstFrame);
-        } else {
-            out.u2(frames);
         }
+        boolean polls = offsets.pollBytes() > 0;
+        // The current frame's stack, and its locals if it is a full_frame: the positions of their
+        // verification types in bytes. Only a full_frame has two or more stack items, so only
+        // then does a copy need the locals spelt out.
+        Types locals = new Types();
+        Types stack = new Types();
+        int copies = 0; // frames copied after a poll
         for (int i = 0; i < frames; i++) {
             require(at + 1 <= end, "truncated StackMapTable");
             int type = bytes[at] & 0xFF;
@@ -145,10 +197,18 @@ final class OffsetMover {
                 next = at + 3;
             }
             int offset = previous + delta + 1;
+            if (i == 0 && offset > 0 && polls && offsets.isHeader(0)) {
+                // A header at 0 has the implicit frame: its copy, after the poll, comes first.
+                previousNew = copyFrame(previousNew, 0, locals, stack, offsets, bytes, out);
+                copies++;
+                written++;
+            }
             int newOffset = offsets.moved(offset);
             int newDelta = newOffset - previousNew - 1;
             previous = offset;
             previousNew = newOffset;
+            stack.clear();
+            locals.clear();
             if (type <= SAME_FRAME_MAX) {
                 if (newDelta <= SAME_FRAME_MAX) {
                     out.u1(newDelta);
@@ -162,35 +222,124 @@ final class OffsetMover {
                 } else {
                     out.u1(SAME_LOCALS_1_STACK_ITEM_EXTENDED).u2(newDelta);
                 }
-                at = moveTypes(bytes, next, end, 1, offsets, out);
+                at = moveTypes(bytes, next, end, 1, offsets, out, stack);
             } else if (type == SAME_LOCALS_1_STACK_ITEM_EXTENDED) {
                 out.u1(type).u2(newDelta);
-                at = moveTypes(bytes, next, end, 1, offsets, out);
+                at = moveTypes(bytes, next, end, 1, offsets, out, stack);
             } else if (type <= SAME_FRAME_EXTENDED) { // chop, same_frame_extended
                 out.u1(type).u2(newDelta);
                 at = next;
             } else if (type <= APPEND_MAX) {
                 out.u1(type).u2(newDelta);
-                at = moveTypes(bytes, next, end, type - SAME_FRAME_EXTENDED, offsets, out);
+                at = moveTypes(bytes, next, end, type - SAME_FRAME_EXTENDED, offsets, out, null);
             } else { // full_frame
                 out.u1(type).u2(newDelta);
                 require(next + 2 <= end, "truncated stack map frame");
-                int locals = u2(bytes, next);
-                out.u2(locals);
-                at = moveTypes(bytes, next + 2, end, locals, offsets, out);
+                int localCount = u2(bytes, next);
+                out.u2(localCount);
+                at = moveTypes(bytes, next + 2, end, localCount, offsets, out, locals);
                 require(at + 2 <= end, "truncated stack map frame");
-                int stack = u2(bytes, at);
-                out.u2(stack);
-                at = moveTypes(bytes, at + 2, end, stack, offsets, out);
+                int stackCount = u2(bytes, at);
+                out.u2(stackCount);
+                at = moveTypes(bytes, at + 2, end, stackCount, offsets, out, stack);
+            }
+            if (polls && offsets.isHeader(offset)) {
+                previousNew = copyFrame(previousNew, offset, locals, stack, offsets, bytes, out);
+                copies++;
+                written++;
+            } else if (polls && offsets.needsStack(offset)) {
+                offsets.headerFrame(slots(bytes, stack));
             }
         }
         require(at == end, "the StackMapTable's length does not match its content");
+        if (polls && frames == 0 && offsets.isHeader(0)) {
+            copyFrame(previousNew, 0, locals, stack, offsets, bytes, out);
+            copies++;
+            written++;
+        }
+        if (polls && copies != offsets.headerCount()) {
+            throw new UnsupportedShape("a loop header without a stack map frame");
+        }
+        require(written <= 0xFFFF, "too many stack map frames");
+        out.u2At(countAt, written);
     }
 
-    /** Copies {@code n} verification types; an uninitialized type's offset (of its {@code new}) is moved. */
-    private static int moveTypes(byte[] bytes, int at, int end, int n, Offsets offsets, ClassBytesOutput out) {
+    /**
+     * Writes the frame after the poll of the header at old offset {@code header}: a copy of the
+     * header's frame, which is the frame before it, so that a {@code same_frame} or
+     * {@code same_locals_1_stack_item_frame} says it where the stack allows; else the header's
+     * frame is a {@code full_frame} (the only kind with more stack), copied whole. Returns the
+     * copy's new offset.
+     */
+    private static int copyFrame(int previousNew, int header, Types locals, Types stack, Offsets offsets,
+                                 byte[] bytes, ClassBytesOutput out) {
+        int newOffset = offsets.instruction(header);
+        int delta = newOffset - previousNew - 1;
+        offsets.headerFrame(slots(bytes, stack));
+        if (stack.size == 0) {
+            if (delta <= SAME_FRAME_MAX) {
+                out.u1(delta);
+            } else {
+                out.u1(SAME_FRAME_EXTENDED).u2(delta);
+            }
+        } else if (stack.size == 1) {
+            if (delta <= SAME_FRAME_MAX) {
+                out.u1(SAME_LOCALS_1_STACK_ITEM + delta);
+            } else {
+                out.u1(SAME_LOCALS_1_STACK_ITEM_EXTENDED).u2(delta);
+            }
+            moveTypes(bytes, stack.at[0], bytes.length, 1, offsets, out, null);
+        } else {
+            out.u1(FULL_FRAME).u2(delta).u2(locals.size);
+            for (int i = 0; i < locals.size; i++) {
+                moveTypes(bytes, locals.at[i], bytes.length, 1, offsets, out, null);
+            }
+            out.u2(stack.size);
+            for (int i = 0; i < stack.size; i++) {
+                moveTypes(bytes, stack.at[i], bytes.length, 1, offsets, out, null);
+            }
+        }
+        return newOffset;
+    }
+
+    /** The stack slots of the verification types at {@code stack}: 2 for a long or a double. */
+    private static int slots(byte[] bytes, Types stack) {
+        int slots = 0;
+        for (int i = 0; i < stack.size; i++) {
+            int tag = bytes[stack.at[i]] & 0xFF;
+            slots += tag == VerificationTypeInfo.ITEM_LONG || tag == VerificationTypeInfo.ITEM_DOUBLE ? 2 : 1;
+        }
+        return slots;
+    }
+
+    /** A list of the positions of verification types. */
+    private static final class Types {
+        int[] at = new int[8];
+        int size;
+
+        void add(int position) {
+            if (size == at.length) {
+                at = java.util.Arrays.copyOf(at, 2 * size);
+            }
+            at[size++] = position;
+        }
+
+        void clear() {
+            size = 0;
+        }
+    }
+
+    /**
+     * Copies {@code n} verification types; an uninitialized type's offset (of its {@code new}) is
+     * moved. Adds the position of each to {@code positions}, if not null.
+     */
+    private static int moveTypes(byte[] bytes, int at, int end, int n, Offsets offsets, ClassBytesOutput out,
+                                 Types positions) {
         for (int i = 0; i < n; i++) {
             require(at + 1 <= end, "truncated verification type");
+            if (positions != null) {
+                positions.add(at);
+            }
             int tag = bytes[at] & 0xFF;
             if (tag > VerificationTypeInfo.ITEM_UNINITIALIZED) {
                 throw new MalformedClassException("bad verification type " + tag);
@@ -201,7 +350,7 @@ final class OffsetMover {
                 at += 3;
             } else if (tag == VerificationTypeInfo.ITEM_UNINITIALIZED) {
                 require(at + 3 <= end, "truncated verification type");
-                out.u1(tag).u2(offsets.moved(u2(bytes, at + 1)));
+                out.u1(tag).u2(offsets.instruction(u2(bytes, at + 1)));
                 at += 3;
             } else {
                 out.u1(tag);

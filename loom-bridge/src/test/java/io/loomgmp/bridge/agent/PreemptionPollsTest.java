@@ -1,6 +1,8 @@
 package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.Gmp;
+import io.loomgmp.bridge.classfile.GuardedPolls.Shape;
+import io.loomgmp.bridge.classfile.GuardedPolls;
 import io.loomgmp.bridge.classfile.PollWriterTest;
 import org.junit.jupiter.api.Test;
 
@@ -55,22 +57,46 @@ class PreemptionPollsTest {
     private static final Map<String, Integer> BACK_EDGES = Map.of(
             "forLoop", 1, "whileLoop", 1, "doWhile", 1, "nested", 2, "whileWithContinue", 2,
             "loopAroundTry", 1, "mergesApplicationTypes", 1, "noLoop", 0, "<init>", 0);
+    /** Loops polled at their header per method: javac's do-while closes with a conditional back-edge. */
+    private static final Map<String, Integer> GUARDS = Map.of(
+            "forLoop", 0, "whileLoop", 0, "doWhile", 1, "nested", 0, "whileWithContinue", 0,
+            "loopAroundTry", 0, "mergesApplicationTypes", 0, "noLoop", 0, "<init>", 0);
+    /** Goto back-edges polled in their place per method: javac closes for and while loops with one. */
+    private static final Map<String, Integer> TAILS = Map.of(
+            "forLoop", 1, "whileLoop", 1, "doWhile", 0, "nested", 2, "whileWithContinue", 2,
+            "loopAroundTry", 1, "mergesApplicationTypes", 1, "noLoop", 0, "<init>", 0);
     private static final ClassLoader APP = PreemptionPollsTest.class.getClassLoader();
 
     private final PreemptionPolls everyClass = new PreemptionPolls(List.of(), List.of(), null);
 
     @Test
-    void exactlyTheBackEdgesGetAPoll() throws IOException {
-        Map<String, Polls> before = pollsByMethod(classBytes(FIXTURE));
-        Map<String, Polls> after = pollsByMethod(transform(everyClass, APP, FIXTURE));
+    void exactlyTheLoopHeadersGetAGuardedPoll() throws IOException {
+        Map<String, Shape> before = pollsByMethod(classBytes(FIXTURE));
+        Map<String, Shape> after = pollsByMethod(transform(everyClass, APP, FIXTURE));
         assertEquals(BACK_EDGES.keySet(), before.keySet());
         for (String method : BACK_EDGES.keySet()) {
-            int expected = BACK_EDGES.get(method);
-            assertEquals(new Polls(expected, 0, 0), before.get(method), method + " before");
-            // Every backward branch (by offset, not by the transformer's own label bookkeeping) is
-            // preceded by the poll, and there is no poll anywhere else.
-            assertEquals(new Polls(expected, expected, expected), after.get(method), method + " after");
+            assertEquals(Shape.unpolled(BACK_EDGES.get(method)), before.get(method), method + " before");
+            // Every backward branch (by offset, not by the transformer's own label bookkeeping)
+            // is part of a poll in place of a goto or goes to a guarded poll at a header, and
+            // there is no poll or flag read anywhere else.
+            assertEquals(Shape.polled(GUARDS.get(method), TAILS.get(method), true), after.get(method), method + " after");
         }
+    }
+
+    @Test
+    void theClassFileApiPathWritesTheSameGuardedPolls() throws Exception {
+        // The odd shapes (a header at 0, in a constructor before super(), with one and two stack
+        // items, an exception handler as a header, nested loops sharing a header) through the
+        // fallback, as a shape PollWriter leaves alone would go.
+        byte[] original = PollWriterTest.oddShapes();
+        Set<String> all = new java.util.HashSet<>();
+        for (var method : io.loomgmp.bridge.classfile.BackEdgeScan.methodsWithBackEdges(original)) {
+            all.add(method.nameAndType());
+        }
+        byte[] polled = PreemptionPolls.withClassFileApi(original, all);
+        assertEquals(List.of(), ClassFile.of().verify(polled));
+        PollWriterTest.assertOddShapesPolled(original, polled, false);
+        PollWriterTest.runOddShapes(polled, PreemptionPolls.GMP_INTERNAL_NAME); // HotSpot verifies and runs them
     }
 
     @Test
@@ -109,11 +135,9 @@ class PreemptionPollsTest {
         assertNotNull(polled, "polled through the ClassFile API instead");
         assertTrue(polls.stats().contains("1 given polls (1 through the ClassFile API)"), polls.stats());
         assertEquals(List.of(), ClassFile.of().verify(polled));
-        // One poll, in the loop; the ClassFile API may turn a branch that outgrows 16 bits into a
-        // branch around a goto_w, so the back-edge need not follow the poll directly there.
-        long found = ClassFile.of().parse(polled).methods().getFirst().code().orElseThrow().elementStream()
-                .filter(element -> element instanceof Instruction instruction && isPoll(instruction)).count();
-        assertEquals(1, found);
+        // One guarded poll, at the loop's header (the ClassFile API may turn a branch that
+        // outgrows 16 bits into a branch around a goto_w: still one back-edge to the header).
+        assertEquals(Shape.polled(1, 0, false), pollsByMethod(polled).get("run"));
     }
 
     @Test
@@ -235,12 +259,31 @@ class PreemptionPollsTest {
 
     @Test
     void aMethodThatWouldOutgrowTheJitsLimitKeepsItsLoopsUnpolled() {
-        // Code length = padding + 12 bytes; a poll adds 4 (nop, invokestatic).
-        int fits = PreemptionPolls.HUGE_METHOD_LIMIT - 4;
-        assertEquals(1, pollsByMethod(PreemptionPolls.instrument(loopOfLength(fits))).get("loop").polls());
+        // Code length = padding + 12 bytes; a poll adds 12 (getstatic, ifeq, invokestatic, 3 nops).
+        int fits = PreemptionPolls.HUGE_METHOD_LIMIT - 12;
+        assertEquals(1, pollsByMethod(PreemptionPolls.instrument(loopOfLength(fits))).get("loop").guards());
         assertTrue(PreemptionPolls.instrument(loopOfLength(fits + 1)) == null, "8001 bytes would never be compiled");
-        assertEquals(1, pollsByMethod(PreemptionPolls.instrument(loopOfLength(9000))).get("loop").polls(),
+        assertEquals(1, pollsByMethod(PreemptionPolls.instrument(loopOfLength(9000))).get("loop").guards(),
                 "already too large to compile: the poll costs nothing more");
+    }
+
+    @Test
+    void aMethodThatWouldOutgrow64KiBKeepsItsLoopsUnpolledAndTheRestOfItsClassGetsPolls() {
+        int padding = 0xFFFF - 12 - 12 + 1; // and 12 bytes of loop: one byte too many for a poll
+        byte[] both = ClassFile.of().build(ClassDesc.of("com.acme.Generated"), type -> type
+                .withMethodBody("huge", ConstantDescs.MTD_void, ClassFile.ACC_STATIC, code -> {
+                    for (int i = 0; i < padding; i++) {
+                        code.nop();
+                    }
+                    countToTen(code);
+                })
+                .withMethodBody("loop", ConstantDescs.MTD_void, ClassFile.ACC_STATIC, PreemptionPollsTest::countToTen));
+        byte[] polled = PreemptionPolls.instrument(both);
+        assertNotNull(polled);
+        assertEquals(List.of(), ClassFile.of().verify(polled));
+        Map<String, Shape> polls = pollsByMethod(polled);
+        assertEquals(Shape.unpolled(1), polls.get("huge"), polls.toString());
+        assertEquals(Shape.polled(1, 0, true), polls.get("loop"), polls.toString());
     }
 
     @Test
@@ -254,9 +297,9 @@ class PreemptionPollsTest {
                 .withMethodBody(ConstantDescs.CLASS_INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_STATIC,
                         PreemptionPollsTest::countToTen)
                 .withMethodBody("loop", ConstantDescs.MTD_void, ClassFile.ACC_STATIC, PreemptionPollsTest::countToTen));
-        Map<String, Polls> polls = pollsByMethod(PreemptionPolls.instrument(both));
-        assertEquals(1, polls.get("loop").polls(), polls.toString());
-        assertEquals(0, polls.get("<clinit>").polls(), polls.toString());
+        Map<String, Shape> polls = pollsByMethod(PreemptionPolls.instrument(both));
+        assertEquals(1, polls.get("loop").guards(), polls.toString());
+        assertEquals(0, polls.get("<clinit>").calls(), polls.toString());
     }
 
     /** {@code static void m()}: a loop of ten turns, one back-edge. */
@@ -273,7 +316,7 @@ class PreemptionPollsTest {
                 .withMethodBody("sum", MethodTypeDesc.of(ConstantDescs.CD_int, ConstantDescs.CD_int),
                         ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC, PreemptionPollsTest::sumBelow));
         byte[] polled = PreemptionPolls.instrument(old);
-        assertEquals(new Polls(1, 1, 1), pollsByMethod(polled).get("sum"));
+        assertEquals(Shape.polled(1, 0, true), pollsByMethod(polled).get("sum"));
         assertEquals(ClassFile.JAVA_5_VERSION, ClassFile.of().parse(polled).majorVersion());
         Class<?> loaded = new NestLoader(Map.of("com/acme/Old", polled)).loadClass("com.acme.Old");
         assertEquals(45, loaded.getMethod("sum", int.class).invoke(null, 10));
@@ -281,33 +324,10 @@ class PreemptionPollsTest {
 
     // --- helpers
 
-    /** Back-edges of one method (branches to a lower offset), those preceded by the poll, and all polls. */
-    record Polls(int backEdges, int polledBackEdges, int polls) {
-    }
-
-    private static Map<String, Polls> pollsByMethod(byte[] classBytes) {
-        Map<String, Polls> result = new HashMap<>();
-        for (MethodModel method : ClassFile.of().parse(classBytes).methods()) {
-            CodeAttribute code = (CodeAttribute) method.code().orElseThrow();
-            int offset = 0;
-            int backEdges = 0;
-            int polled = 0;
-            int polls = 0;
-            Instruction previous = null;
-            for (CodeElement element : code) {
-                if (element instanceof Instruction instruction) {
-                    if (instruction instanceof BranchInstruction branch && code.labelToBci(branch.target()) <= offset) {
-                        backEdges++;
-                        polled += isPoll(previous) ? 1 : 0;
-                    }
-                    polls += isPoll(instruction) ? 1 : 0;
-                    previous = instruction;
-                    offset += instruction.sizeInBytes();
-                }
-            }
-            result.put(method.methodName().stringValue(), new Polls(backEdges, polled, polls));
-        }
-        return result;
+    /** Per method name: its back-edges, loop headers and guarded polls, read back by offsets alone. */
+    private static Map<String, Shape> pollsByMethod(byte[] classBytes) {
+        return GuardedPolls.byMethod(classBytes, PreemptionPolls.GMP_INTERNAL_NAME, PreemptionPolls.CHECKPOINT,
+                PreemptionPolls.FLAG_OWNER_INTERNAL_NAME, PreemptionPolls.FLAG, false);
     }
 
     /** Whether {@code instruction} is a preemption poll ({@code invokestatic Gmp.checkpoint()V}). */

@@ -46,6 +46,12 @@ class BackEdgeScanTest {
         assertEquals(Map.of("forLoop(I)I", 1, "whileLoop(I)I", 1, "doWhile(I)I", 1, "nested(I)I", 2,
                 "whileWithContinue(I)I", 2, "loopAroundTry(I)I", 1, "mergesApplicationTypes(I)Ljava/lang/String;", 1), found,
                 "noLoop and the constructor have none");
+        assertEquals(Map.of("forLoop(I)I", List.of(0, 1), "whileLoop(I)I", List.of(0, 1), "doWhile(I)I", List.of(1, 0),
+                "nested(I)I", List.of(0, 2), "whileWithContinue(I)I", List.of(0, 2), "loopAroundTry(I)I", List.of(0, 1),
+                "mergesApplicationTypes(I)Ljava/lang/String;", List.of(0, 1)),
+                planByMethod(BackEdgeScan.methodsWithBackEdges(classBytes(FIXTURE))),
+                "javac closes a for or while loop with a goto, polled in its place; a do-while's conditional back-edge"
+                        + " is polled at its header");
     }
 
     @Test
@@ -76,7 +82,28 @@ class BackEdgeScanTest {
         assertEquals(Map.of("shapes(ILjava/lang/Object;)V", 3, "spin()V", 1), found);
         assertEquals(countedByClassFileApi(shapes), found);
         BackEdgeScan.Result scan = BackEdgeScan.scan(shapes);
-        byte[] polled = PollWriter.insert(shapes, scan, scan.looping(), PollWriterTest.POLL_OWNER, PollWriterTest.POLL_NAME);
+        assertEquals(Map.of("shapes(ILjava/lang/Object;)V", List.of(1, 0), "spin()V", List.of(0, 1)), planByMethod(scan.looping()),
+                "the three back-edges of shapes close one loop, none a goto; spin's goto to itself is polled in its place");
+        byte[] polled = PollWriterTest.insert(shapes);
+        assertEquals(List.of(), ClassFile.of().verify(polled));
+        assertEquals(GuardedPolls.Shape.polled(1, 0, true), PollWriterTest.shapes(polled).get("shapes(ILjava/lang/Object;)V"));
+        assertEquals(GuardedPolls.Shape.polled(0, 1, true), PollWriterTest.shapes(polled).get("spin()V"));
+    }
+
+    @Test
+    void aLookupswitchWithoutPairsNearTheCodesEndIsWalked() {
+        // javacc's generated lexers (Tomcat's ELParserTokenManager) have "switch (x) { }" as the
+        // last statement: a lookupswitch of 8 operand bytes, which the scan once required to have 12.
+        byte[] empty = ClassFile.of().build(ClassDesc.of("com.acme.Empty"), type -> type
+                .withMethodBody("spin", MethodTypeDesc.of(ConstantDescs.CD_void, ConstantDescs.CD_int), ClassFile.ACC_STATIC,
+                        code -> {
+                            Label top = code.newLabel();
+                            Label end = code.newLabel();
+                            code.labelBinding(top).iload(0).ifeq(top).iload(0).lookupswitch(end, List.of())
+                                    .labelBinding(end).return_();
+                        }));
+        assertEquals(Map.of("spin(I)V", 1), byMethod(BackEdgeScan.methodsWithBackEdges(empty)));
+        byte[] polled = PollWriterTest.insert(empty);
         assertEquals(List.of(), ClassFile.of().verify(polled));
     }
 
@@ -204,6 +231,15 @@ class BackEdgeScanTest {
             if (backEdges > 0) {
                 result.put(method.methodName().stringValue() + method.methodType().stringValue(), backEdges);
             }
+        }
+        return result;
+    }
+
+    /** Per method: its loops polled at their header, and its goto back-edges polled in their place. */
+    private static Map<String, List<Integer>> planByMethod(List<BackEdgeScan.Method> methods) {
+        Map<String, List<Integer>> result = new TreeMap<>();
+        for (BackEdgeScan.Method method : methods) {
+            result.put(method.nameAndType(), List.of(method.headers(), method.tails()));
         }
         return result;
     }
