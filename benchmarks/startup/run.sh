@@ -4,7 +4,8 @@
 # started N times without the agent, with an empty agent (a premain that does nothing: what any
 # -javaagent costs), with the agent, and with it but preempt=false; then the same under a JDK 25
 # AOT cache (a training run with -XX:AOTCacheOutput first; a training the JVM refuses is reported
-# with what it said). Prints the median, IQR and min-max of each and the differences (against no
+# with what it said; for the agent, whose own training JDK 25 fails, a cache trained without it
+# but with its module, as ./loomgmp run --aot trains one). Prints the median, IQR and min-max of each and the differences (against no
 # agent, and against the empty agent); progress lines go to standard error. Builds what it needs
 # on first use (the agent, the Spring Boot jar: Maven Central; the empty agent and the trivial
 # main's jar), into loom-bridge/target and benchmarks/startup/target. Takes minutes.
