@@ -44,6 +44,24 @@ public final class GuardedPolls {
     private GuardedPolls() {
     }
 
+    /** A method's instructions in order, each with its code offset (bci) at the same index. */
+    public record Listing(List<Instruction> instructions, List<Integer> offsets) {
+    }
+
+    public static Listing listing(CodeAttribute code) {
+        List<Instruction> instructions = new ArrayList<>();
+        List<Integer> offsets = new ArrayList<>();
+        int offset = 0;
+        for (CodeElement element : code) {
+            if (element instanceof Instruction instruction) {
+                instructions.add(instruction);
+                offsets.add(offset);
+                offset += instruction.sizeInBytes();
+            }
+        }
+        return new Listing(instructions, offsets);
+    }
+
     /** Per method name (with its descriptor if {@code withDescriptor}). */
     public static Map<String, Shape> byMethod(byte[] classBytes, String pollOwner, String pollName, String flagOwner,
                                               String flagName, boolean withDescriptor) {
@@ -53,16 +71,9 @@ public final class GuardedPolls {
                 continue;
             }
             CodeAttribute code = (CodeAttribute) method.code().get();
-            List<Instruction> instructions = new ArrayList<>();
-            List<Integer> bcis = new ArrayList<>();
-            int offset = 0;
-            for (CodeElement element : code) {
-                if (element instanceof Instruction instruction) {
-                    instructions.add(instruction);
-                    bcis.add(offset);
-                    offset += instruction.sizeInBytes();
-                }
-            }
+            GuardedPolls.Listing listing = GuardedPolls.listing(code);
+            List<Instruction> instructions = listing.instructions();
+            List<Integer> bcis = listing.offsets();
             TreeSet<Integer> guardStarts = new TreeSet<>();
             java.util.Set<Integer> inTails = new java.util.HashSet<>(); // the branches of tail polls, by index
             int calls = 0;

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.lang.classfile.Attributes;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.CodeBuilder;
-import java.lang.classfile.CodeElement;
 import java.lang.classfile.Instruction;
 import java.lang.classfile.Label;
 import java.lang.classfile.MethodModel;
@@ -346,16 +345,9 @@ public class PollWriterTest {
                 continue;
             }
             CodeAttribute code = (CodeAttribute) method.code().get();
-            List<Instruction> instructions = new ArrayList<>();
-            List<Integer> bcis = new ArrayList<>();
-            int offset = 0;
-            for (CodeElement element : code) {
-                if (element instanceof Instruction instruction) {
-                    instructions.add(instruction);
-                    bcis.add(offset);
-                    offset += instruction.sizeInBytes();
-                }
-            }
+            GuardedPolls.Listing listing = GuardedPolls.listing(code);
+            List<Instruction> instructions = listing.instructions();
+            List<Integer> bcis = listing.offsets();
             boolean[] poll = new boolean[instructions.size()];
             if (skipPolls) {
                 for (int i = 0; i + 2 < instructions.size(); i++) {
