@@ -33,6 +33,11 @@ final class DispatcherAccessImpl implements DispatcherAccess {
     }
 
     @Override
+    public boolean preemptAsked(Thread carrier) {
+        return Preemption.askedAtPoll(carrier);
+    }
+
+    @Override
     public boolean takePreemptRequest(Thread carrier) {
         return Preemption.takeAtPoll(carrier);
     }

@@ -74,6 +74,27 @@ final class Preemption {
     }
 
     /**
+     * A preemption poll's check, on carrier thread {@code carrier}, once the count is non-zero:
+     * whether the P that this carrier holds has an open request. Go poisons only the stack guard
+     * of the goroutine it wants to stop; this is our equivalent, read through the carrier: a poll
+     * on any other carrier returns false here, so only the asked carrier's poll takes the slow
+     * path. It must stay small and call nothing that is not inlined: it runs at every turn of
+     * every polled loop while any request is open, and a call there makes the JIT keep the loop's
+     * values in memory across it (a saturated server's CPU-bound requests cost twice their CPU
+     * that way). Plain reads of {@code m.p}: a stale P (handed off meanwhile) only sends this
+     * poll to the slow path, which checks ownership, or leaves it for the next turn's read, which
+     * follows the count's volatile read and so cannot be hoisted out of the loop.
+     */
+    static boolean askedAtPoll(Thread carrier) {
+        Carrier m = CarrierTable.of(carrier);
+        if (m == null) {
+            return false;
+        }
+        Processor p = m.p;
+        return p != null && p.preemptRequested;
+    }
+
+    /**
      * A preemption poll's slow path, on carrier thread {@code carrier} (the virtual thread at the
      * poll runs on it): takes the request of the P this carrier holds, if any; true if the
      * virtual thread should now yield, which then goes to the yielded lane

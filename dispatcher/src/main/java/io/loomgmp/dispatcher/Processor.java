@@ -41,6 +41,38 @@ final class Processor {
     private volatile int readyBatchEnd;
     private volatile long readyBatchAt;
 
+    /**
+     * From when the next preempted task may run on this P ahead of other work
+     * ({@code System.nanoTime()}; {@code RunLoop}'s step 1b): as long after the last preempted
+     * task's slice as that slice lasted, and at least {@link RunLoop#PREEMPTED_TURN_NANOS}
+     * ({@link #preemptedSliceEnded}), so that while both wait, preempted tasks and other work get
+     * about half of the P each. Holder only.
+     */
+    long preemptedTurnAt = System.nanoTime();
+    /** When this P last took a task from the yielded lane, and which (null once its slice ended). Holder only. */
+    private long preemptedTakenAt;
+    private Runnable preemptedTaken;
+
+    /** Holder only: this P took preempted task {@code task} from the yielded lane at {@code now}. */
+    void preemptedTaken(Runnable task, long now) {
+        preemptedTakenAt = now;
+        preemptedTaken = task;
+        preemptedTurnAt = now + RunLoop.PREEMPTED_TURN_NANOS; // and more if its slice is cut (preemptedSliceEnded)
+    }
+
+    /**
+     * Holder only: {@code task}'s slice ended at {@code now} (it yielded at a poll) after
+     * {@code ran} nanoseconds as sysmon saw it (0 if unknown: sysmon saw it start late, or not at
+     * all); other work has the P for as long before the next preempted task's turn, up to
+     * {@code maxSlice}. If {@code task} is the one this P last took from the yielded lane, its
+     * slice is known exactly: sysmon's late first look must not shorten the turn of other work.
+     */
+    void preemptedSliceEnded(Runnable task, long now, long ran, long maxSlice) {
+        long slice = task == preemptedTaken ? now - preemptedTakenAt : ran;
+        preemptedTaken = null;
+        preemptedTurnAt = now + Math.max(RunLoop.PREEMPTED_TURN_NANOS, Math.min(slice, maxSlice));
+    }
+
     /** The schedtick of the run that step 2 last gave a ready task, so that local work runs between two. Holder only. */
     long readyTakenTick = -2;
 

@@ -10,6 +10,7 @@ package io.loomgmp.dispatcher;
  * findRunnable: R this P was retired (setProcs): its queue to the global queue, give it up
  *               0 due timers of this P (their tasks land in runnext)
  *               1 runnext (inherits the time slice; skipped once on a preemption request)
+ *               1b a preempted task, when none had a slice on this P for PREEMPTED_TURN_NANOS
  *               2 a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick)
  *               3 local ring ─► 4 ready batch ─► the skipped runnext ─► 5 one yielded task
  *               6 due timers of other Ps ─► 7 steal (while spinners ≤ busy Ps / 2) ─► 7b wait
@@ -27,6 +28,16 @@ package io.loomgmp.dispatcher;
  * CPU-bound threads per P, a timer's thread runs within one time slice of its expiry, and outside
  * work within one time slice plus its place among the other ready tasks: bounded in time, not
  * only in schedules as Go's fairness tick is.
+ *
+ * <h2>Why preempted work cannot starve either</h2>
+ * The other side: under saturation the ready lane never runs dry, so a preempted task must not
+ * wait for it to. Step 1b gives the head of the yielded lane its turn on a P once other work has
+ * had that P for as long as the last preempted task's slice (at least
+ * {@link #PREEMPTED_TURN_NANOS}): while both classes wait, each P alternates between them about
+ * evenly, and the yielded lane is served in FIFO order. So a preempted task with k others ahead
+ * of it runs again within about {@code (k + 1) * 2 * slice / procs}, where a slice is about
+ * {@link Retake#GIVE_WAY_AFTER_NANOS} while work waits and the time slice at most; and short work
+ * keeps about half of every P however many long tasks there are.
  *
  * <h2>Ownership and failure</h2>
  * Everything here runs on carrier {@code m}'s own thread while it holds its P as owner
@@ -52,6 +63,16 @@ final class RunLoop {
      * while ready work waits.
      */
     static final long GLOBAL_CHECK_NANOS = 200_000;
+    /**
+     * The least time a P runs other work between two slices of preempted tasks while both wait
+     * (more after a longer slice: as long as that slice, {@link Processor#preemptedSliceEnded});
+     * then the head of the yielded lane runs next, ahead of ready and local work
+     * ({@link #preemptedTurnIfDue}). The same as the give-way delay, which is about how long a
+     * long task's slice lasts while other work waits: the P alternates about evenly between the
+     * two. Without it a preempted task waited until the ready lane ran dry, which under
+     * saturation it never does.
+     */
+    static final long PREEMPTED_TURN_NANOS = Retake.GIVE_WAY_AFTER_NANOS;
     /** Largest batch moved from the global queue to a local ring: half the ring, as in Go. */
     static final int GLOBAL_BATCH_MAX = RunQueue.CAPACITY / 2;
     /**
@@ -201,6 +222,13 @@ final class RunLoop {
                     return task;
                 }
             }
+            // 1b. A preempted task's turn: the other side of fairness. Short work goes first
+            // (the ready lane, the ring), but not for ever: once this P has run other work for
+            // PREEMPTED_TURN_NANOS since the last preempted task's slice, the next one runs.
+            task = took(m, p, preemptedTurnIfDue(p), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
+            if (task != null) {
+                return task;
+            }
             // 2. Global work that has waited long enough, ahead of the local ring: on the fairness
             // tick a yielded task or else a ready one, and a ready task when none was taken for
             // GLOBAL_CHECK_NANOS. (With the ring empty, steps 4 and 5 take them anyway.)
@@ -229,6 +257,7 @@ final class RunLoop {
             // 5. One yielded task: each may run a whole time slice, so no batch.
             task = took(m, p, scheduling.global.pollYielded(), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
             if (task != null) {
+                p.preemptedTaken(task, System.nanoTime());
                 return task;
             }
             // 6. Due timers of other Ps, idle or busy (Go's stealWork runs them): their carrier
@@ -336,6 +365,32 @@ final class RunLoop {
     }
 
     /**
+     * Owner of {@code p}. Step 1b of {@link #findRunnable}: the head of the yielded lane, if its
+     * turn on {@code p} has come ({@link Processor#preemptedTurnAt}: other work has had the P for
+     * as long as the last preempted task's slice, and at least {@link #PREEMPTED_TURN_NANOS});
+     * {@code null} otherwise. One volatile read when no preempted task waits.
+     *
+     * <p>The bound it gives: while preempted tasks wait, each P alternates between a preempted
+     * task's slice (at most the time slice; about {@link Retake#GIVE_WAY_AFTER_NANOS} while other
+     * work waits) and as long of other work, so the yielded lane, in FIFO order, gets about half
+     * of every P whatever keeps arriving, and short work keeps the other half.
+     */
+    private Runnable preemptedTurnIfDue(Processor p) {
+        if (scheduling.global.yieldedSize() == 0) {
+            return null;
+        }
+        long now = System.nanoTime();
+        if (now - p.preemptedTurnAt < 0) {
+            return null;
+        }
+        Runnable task = scheduling.global.pollYielded();
+        if (task != null) {
+            p.preemptedTaken(task, now);
+        }
+        return task;
+    }
+
+    /**
      * Owner of {@code p}, whose ring is not empty. Step 2 of {@link #findRunnable}: on the
      * fairness tick a yielded task, or else a ready one (ready work has the time bound; the tick
      * keeps preempted tasks from starving while outside work keeps arriving); otherwise a ready
@@ -355,6 +410,7 @@ final class RunLoop {
         if (fairnessTick) {
             Runnable yielded = scheduling.global.pollYielded();
             if (yielded != null) {
+                p.preemptedTaken(yielded, System.nanoTime());
                 return yielded;
             }
         }

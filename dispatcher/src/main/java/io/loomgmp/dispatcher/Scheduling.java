@@ -170,6 +170,10 @@ final class Scheduling {
             if (m != null && m.yieldingAtPoll && m.running == task) {
                 m.yieldingAtPoll = false;
                 yielded = true; // preempted: behind every runnable task, on any P (Go's gopreempt_m)
+                if (p != null) { // m holds p: the holder's write (RunLoop's step 1b)
+                    long now = System.nanoTime();
+                    p.preemptedSliceEnded(task, now, sysmon.runningNanos(p, p.counted(Counter.TASKS_RUN), now), timeSlice.toNanos());
+                }
             } else if (p != null && !global.isEmpty()) {
                 // Others wait on the global queue: the back of its ready lane. Not behind local
                 // work: with more yielding threads than a ring holds, the ring overflows into the

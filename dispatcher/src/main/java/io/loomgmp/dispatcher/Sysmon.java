@@ -7,8 +7,9 @@ import java.util.concurrent.locks.LockSupport;
  * wakes at the cadence below and at each round looks at every P ({@link Retake}: preemption,
  * thief wake-ups, hand-offs of blocked carriers).
  * <h2>When it looks</h2>
- * Go's cadence: 20 µs between rounds after a round that acted, doubling after 50 rounds that did
- * nothing, up to 10 ms; and no later than the earliest timer of any P, or than a decision it has
+ * Go's cadence: 20 µs between rounds after a round that acted (woke a thief or handed a P off;
+ * a preemption request is not acting, as in Go), doubling after 50 rounds that did nothing, up to
+ * 10 ms; and no later than the earliest timer of any P, or than a decision it has
  * pending (a task that work waits behind reaching {@link Retake#GIVE_WAY_AFTER_NANOS}, a ready batch
  * in a ring reaching it, a carrier that looked blocked once reaching its second look). While every P is idle there is nothing to
  * preempt or hand off: it skips its rounds and sleeps 10 ms at a time, and after

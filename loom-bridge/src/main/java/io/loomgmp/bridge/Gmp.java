@@ -32,7 +32,9 @@ public final class Gmp {
      * without the agent running virtual threads on a per-builder scheduler).
      *
      * <p>When no request is open anywhere in the JVM, which is nearly always, it costs one
-     * volatile read (a plain load on x86) and a branch not taken. It is kept this small, far
+     * volatile read (a plain load on x86) and a branch not taken. While some other carrier's P
+     * has one, it costs a few more loads (this carrier's P's flag, through the carrier table),
+     * still without a call: only the carrier that was asked takes the slow path. It is kept this small, far
      * below the JIT's inlining threshold for bytecode size, so that it is inlined into the polled
      * loop; the rare rest is a separate method so that it is not. It does nothing on a platform
      * thread, on a virtual thread of another scheduler, and when loom-gmp cannot see carriers (no
@@ -41,8 +43,26 @@ public final class Gmp {
      * is a no-op: sysmon asks again after another time slice. It never throws.
      */
     public static void checkpoint() {
-        if (PendingPreemptions.count != 0) { // LoomSupport.preemptPending(), read directly: see PendingPreemptions
+        // LoomSupport.preemptPending(), read directly: see PendingPreemptions. Then only the
+        // carrier whose P was asked goes on to the slow path: a call reached on every turn while
+        // some other P's request is open made the JIT spill the loop's values around it.
+        if (PendingPreemptions.count != 0 && askedOfThisCarrier()) {
             checkpointSlow();
+        }
+    }
+
+    /**
+     * Some request is open: whether it is this carrier's P's. Inlined into the polled loop with
+     * the rest of {@link #checkpoint()}, so it reads and compares and calls nothing that stays a
+     * call ({@code currentCarrierThread} is an intrinsic; the carrier table a few loads). What
+     * throws here (the first look loads classes) sends the poll to the slow path, which tries
+     * again inside its own catch.
+     */
+    private static boolean askedOfThisCarrier() {
+        try {
+            return GmpState.carriersVisible() && LoomSupport.preemptAsked(JdkInternals.currentCarrierThread());
+        } catch (Throwable failure) {
+            return true;
         }
     }
 

@@ -21,6 +21,8 @@ public interface DispatcherAccess {
 
     boolean preemptPending();
 
+    boolean preemptAsked(Thread carrier);
+
     boolean takePreemptRequest(Thread carrier);
 
     void yieldAtPollFailed(Thread carrier, Throwable failure);

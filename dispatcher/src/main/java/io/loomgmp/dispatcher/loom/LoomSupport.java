@@ -75,6 +75,16 @@ public final class LoomSupport {
     }
 
     /**
+     * The second step of a preemption poll, once {@link PendingPreemptions#count} is non-zero:
+     * whether the P that {@code carrier} holds, if it is a carrier of any GMP scheduler, has an
+     * open preemption request. Reads only, and calls nothing that is not inlined: a poll on
+     * another carrier, whose P nobody asked, returns here without a call in the polled loop.
+     */
+    public static boolean preemptAsked(Thread carrier) {
+        return ACCESS.preemptAsked(carrier);
+    }
+
+    /**
      * The slow path of a preemption poll: if {@code carrier} is a carrier of any GMP scheduler
      * and its P has an open preemption request, takes the request and returns true; the caller
      * (running on that carrier) should then yield. {@code carrier} must be the carrier the
