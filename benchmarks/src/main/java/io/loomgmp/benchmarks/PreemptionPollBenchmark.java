@@ -12,6 +12,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.SplittableRandom;
@@ -47,6 +48,14 @@ import java.util.concurrent.TimeUnit;
  * cost these loops leave out. Run: {@code ./loomgmp bench PreemptionPoll}. Under the agent
  * ({@code scheduler=gmp}) sysmon runs beside the loop; no request is ever open, since no virtual
  * thread holds a P, so both forks measure the poll's fast path.
+ *
+ * <p>{@code openRequest=another}: a request for some other carrier's P is open for the whole
+ * trial (the benchmark holds {@code PendingPreemptions.count} at 1 and its hint at another
+ * thread, as sysmon leaves them while it waits for the asked task to reach a poll; under
+ * saturation that is about a tenth of the time). Every poll's
+ * first step then passes, and the cost measured is its second: whether this carrier was asked,
+ * which must be a few loads and no call. (Before it was, each turn called the slow path, and a
+ * saturated server's CPU-bound loops ran at half speed.)
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -58,6 +67,10 @@ public class PreemptionPollBenchmark extends OnScheduler {
     @Param("1000")
     int size;
 
+    /** {@code none}: no request open anywhere; {@code another}: one open for another carrier's P. */
+    @Param({"none", "another"})
+    String openRequest;
+
     private int[] values;
     private long seed;
 
@@ -66,6 +79,20 @@ public class PreemptionPollBenchmark extends OnScheduler {
         SplittableRandom random = new SplittableRandom(42);
         values = random.ints(size).toArray();
         seed = random.nextLong() | 1; // non-zero (xorshift's fixed point); a field, so it is not a constant
+        if (openRequest.equals("another")) {
+            // As sysmon leaves them while the carrier it asked has not reached a poll yet (this
+            // fork's only writer: no virtual thread holds a P here, so sysmon asks nobody).
+            PendingPreemptions.count++;
+            PendingPreemptions.asked = Thread.ofPlatform().unstarted(() -> { }); // some other carrier
+        }
+    }
+
+    @TearDown
+    public void tearDown() {
+        if (openRequest.equals("another")) {
+            PendingPreemptions.count--;
+            PendingPreemptions.asked = PendingPreemptions.LOOK_UP;
+        }
     }
 
     @Benchmark

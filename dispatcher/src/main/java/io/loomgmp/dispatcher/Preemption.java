@@ -53,9 +53,15 @@ final class Preemption {
      */
     static boolean request(Processor p, Lease seen) {
         if (!REQUESTED.compareAndSet(p, false, true)) {
+            if (p.preemptRequested) {
+                PendingPreemptions.asked = PendingPreemptions.LOOK_UP; // asked again: heal a stale hint
+            }
             return false;
         }
-        PENDING.getAndAdd(1);
+        int before = (int) PENDING.getAndAdd(1);
+        // After the increment: see PendingPreemptions.asked for why the hint cannot stay wrong.
+        Thread thread = seen.carrier.thread;
+        PendingPreemptions.asked = before == 0 && thread != null ? thread : PendingPreemptions.LOOK_UP;
         Lease now = p.holder;
         if (now == null || now.carrier != seen.carrier) {
             take(p); // the P went idle or to another carrier: withdraw (unless its owner took it)
@@ -68,6 +74,7 @@ final class Preemption {
     static boolean take(Processor p) {
         if (p.preemptRequested && REQUESTED.compareAndSet(p, true, false)) {
             PENDING.getAndAdd(-1);
+            PendingPreemptions.asked = PendingPreemptions.LOOK_UP;
             return true;
         }
         return false;
@@ -75,7 +82,9 @@ final class Preemption {
 
     /**
      * A preemption poll's check, on carrier thread {@code carrier}, once the count is non-zero:
-     * whether the P that this carrier holds has an open request. Go poisons only the stack guard
+     * whether the P that this carrier holds has an open request. First the hint
+     * ({@link PendingPreemptions#asked}): with one request open, it usually names the asked
+     * carrier, and every other carrier is done after one compare; else the carrier table. Go poisons only the stack guard
      * of the goroutine it wants to stop; this is our equivalent, read through the carrier: a poll
      * on any other carrier returns false here, so only the asked carrier's poll takes the slow
      * path. It must stay small and call nothing that is not inlined: it runs at every turn of
@@ -86,6 +95,13 @@ final class Preemption {
      * follows the count's volatile read and so cannot be hoisted out of the loop.
      */
     static boolean askedAtPoll(Thread carrier) {
+        Object hint = PendingPreemptions.asked; // see there: why it cannot stay wrong
+        if (hint == carrier) {
+            return true; // the one open request is this carrier's (the slow path checks)
+        }
+        if (hint != PendingPreemptions.LOOK_UP && PendingPreemptions.count == 1) {
+            return false; // the one open request is another carrier's: one compare, no look-up
+        }
         Carrier m = CarrierTable.of(carrier);
         if (m == null) {
             return false;

@@ -42,6 +42,30 @@ public final class PendingPreemptions {
      */
     public static volatile int count;
 
+    /** What {@link #asked} holds when the poll must look its carrier's P up. */
+    public static final Object LOOK_UP = new Object();
+
+    /**
+     * A hint for the poll's second step, read only while {@link #count} is non-zero: the carrier
+     * thread whose P has the one open request, or {@link #LOOK_UP} when that is not known (more
+     * than one request was open since the count was last zero, or one was taken). A poll on the
+     * carrier it names goes to the slow path, which checks; a poll on any other carrier, with the
+     * count at 1, knows it was not asked from one compare, without looking up its own P (a few
+     * loads more, at every loop turn while the request is open, which under saturation is about
+     * a tenth of the time: the asked carrier is often descheduled by the OS before its poll).
+     *
+     * <p><b>Why a stale hint cannot last.</b> Only a request that raised the count from 0 names a
+     * carrier, after its increment; every take writes {@code LOOK_UP} after its decrement, as does
+     * every request that found the count non-zero or its P already asked. So the hint names a
+     * carrier other than the one asked only while some requester is between its increment and its
+     * write, or when such a write was delayed past a take and a newer request (two schedulers'
+     * sysmons, or a resize beside sysmon); sysmon asks again after each time slice while the P's
+     * task runs on, and that writes {@code LOOK_UP}. Until then the asked carrier's task is
+     * preempted only at its next scheduling decision: a delay, never a wrong yield, since the
+     * slow path checks the carrier's own P.
+     */
+    public static volatile Object asked = LOOK_UP;
+
     private PendingPreemptions() {
     }
 }
