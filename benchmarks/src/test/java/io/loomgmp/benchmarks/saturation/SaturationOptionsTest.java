@@ -2,8 +2,11 @@ package io.loomgmp.benchmarks.saturation;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -96,5 +99,19 @@ class SaturationOptionsTest {
                 assertThrows(SaturationOptions.UsageException.class, () -> parse("--shape", "tiny")).getMessage());
         assertEquals("--duration takes whole seconds from 1 to 600, not '0'",
                 assertThrows(SaturationOptions.UsageException.class, () -> parse("--duration", "0")).getMessage());
+    }
+
+    /** The launcher checks the same names before it builds: they must be the runner's. */
+    @Test
+    void theLauncherKnowsTheSameShapesAndServers() throws IOException {
+        List<String> launcher = Files.readAllLines(Path.of("..", "loomgmp"));
+        assertEquals(Arrays.stream(Shape.values()).map(s -> s.label).toList(), bashArray(launcher, "saturation_shapes"));
+        assertEquals(Plan.SERVERS, bashArray(launcher, "saturation_servers"));
+    }
+
+    private static List<String> bashArray(List<String> script, String name) {
+        String line = script.stream().filter(l -> l.startsWith(name + "=(")).findFirst()
+                .orElseThrow(() -> new AssertionError("the launcher has no " + name + "=(...)"));
+        return List.of(line.substring(name.length() + 2, line.indexOf(')')).trim().split(" +"));
     }
 }
