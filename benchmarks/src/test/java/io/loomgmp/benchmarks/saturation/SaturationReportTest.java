@@ -1,8 +1,12 @@
 package io.loomgmp.benchmarks.saturation;
 
+import io.loomgmp.benchmarks.report.ReadmeSection;
 import io.loomgmp.benchmarks.saturation.Cell.LoadClass;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
@@ -87,6 +91,19 @@ class SaturationReportTest {
         assertTrue(section.contains("[../benchmarks/results/saturation.md](../benchmarks/results/saturation.md)"), section);
         assertTrue(section.contains("\n#### cpu: "), section);
         assertFalse(section.contains("# Saturation"), "no title of its own: the page has its headings");
+    }
+
+    /** bench --saturation --publish rewrites this section: the page must have it, once, and keep the rest. */
+    @Test
+    void thePerformancePageHasTheSectionThatPublishingRewrites() throws IOException {
+        String page = Files.readString(Path.of("..", "docs", "performance.md"));
+        String section = SaturationReport.section(results(), INFO, "../benchmarks/results/saturation.md",
+                "../benchmarks/results/saturation.csv");
+        String published = ReadmeSection.replace(page, SaturationReport.BEGIN, SaturationReport.END, section);
+        assertTrue(published.contains(SaturationReport.BEGIN + "\n" + section), "between the markers");
+        assertEquals(page.substring(0, page.indexOf(SaturationReport.BEGIN)),
+                published.substring(0, published.indexOf(SaturationReport.BEGIN)), "the page before the section as it was");
+        assertTrue(published.contains(ReadmeSection.BEGIN) && published.contains(ReadmeSection.END), "the JMH section kept");
     }
 
     @Test
