@@ -22,8 +22,12 @@ import java.util.OptionalDouble;
  * says when its window begins.
  */
 final class CellRunner {
-    /** The longest wait for the warm-up's leftover requests: 100 hogs of up to 200 ms on 2 cores take about 8 s. */
-    static final Duration DRAIN_LIMIT = Duration.ofSeconds(30);
+    /**
+     * The longest wait for the warm-up's leftover requests. 100 hogs of 150 ms on average are 15 s of
+     * CPU: about 8 s on 2 idle cores, 20 s measured on GMP on a busy machine (it shares the cores
+     * among them all, and its polled loop runs slower while preemptions are pending).
+     */
+    static final Duration DRAIN_LIMIT = Duration.ofSeconds(60);
     /** Beyond a generator's own run time, the longest wait for it to end before it is destroyed. */
     static final Duration GENERATOR_GRACE = Duration.ofSeconds(60);
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The saturation run's report: one Markdown table per shape, a row per server, level and request
@@ -87,6 +88,12 @@ final class SaturationReport {
             out.append("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
             pairs.values().forEach(pair -> rows(pair, out));
             out.append('\n');
+            pairs.values().stream().flatMap(pair -> Stream.of(pair.gmp, pair.fjp))
+                    .filter(r -> r != null && r.drainMillis() < 0)
+                    .forEach(r -> out.append("Not drained: ").append(r.cell().server()).append(' ').append(r.cell().level())
+                            .append(' ').append(r.cell().scheduler().equals("gmp") ? "GMP" : "FJP")
+                            .append(": requests the warm-up left were still running when the window began (")
+                            .append(CellRunner.DRAIN_LIMIT.toSeconds()).append(" s after it).\n\n"));
         });
         return out.toString();
     }

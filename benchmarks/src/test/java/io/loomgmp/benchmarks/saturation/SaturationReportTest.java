@@ -93,6 +93,17 @@ class SaturationReportTest {
         assertFalse(section.contains("# Saturation"), "no title of its own: the page has its headings");
     }
 
+    @Test
+    void aWindowThatBeganBeforeTheWarmUpsRequestsEndedIsNoted() {
+        CellResult drained = results().get(0);
+        CellResult late = new CellResult(CPU.on("fjp"), List.of(load(1_000, 80)), 1_500_000_000L, 1_000_000_000L, 0, 0, -1,
+                611.2, 0.5);
+        String md = SaturationReport.tables(List.of(drained, late), "##");
+        assertTrue(md.contains("Not drained: vthread 64 conns FJP: requests the warm-up left were still running when the"
+                + " window began (60 s after it)."), md);
+        assertFalse(SaturationReport.tables(List.of(drained), "##").contains("Not drained"));
+    }
+
     /** bench --saturation --publish rewrites this section: the page must have it, once, and keep the rest. */
     @Test
     void thePerformancePageHasTheSectionThatPublishingRewrites() throws IOException {
