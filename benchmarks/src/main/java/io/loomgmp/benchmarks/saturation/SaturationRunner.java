@@ -129,26 +129,40 @@ public final class SaturationRunner {
                 String.format(Locale.ROOT, "%.2f at the start, %.2f at the end, %.2f at most at a cell's start (1-minute)",
                         loadAtStart, loadAtEnd, Math.max(maxLoad, loadAtEnd)),
                 options.command(), took, steps.orElse(Double.NaN));
-        Path csv = options.csv();
-        Files.writeString(options.out(), SaturationReport.markdown(results, info, csv.getFileName().toString()));
-        Files.writeString(csv, SaturationReport.csv(results));
-        progress.println("saturation: wrote " + options.out() + " and " + csv);
-        if (options.doc().isPresent()) {
-            Path doc = options.doc().get();
-            Path docDir = doc.toAbsolutePath().getParent();
-            String updated;
-            try {
-                updated = ReadmeSection.replace(Files.readString(doc), SaturationReport.BEGIN, SaturationReport.END,
-                        SaturationReport.section(results, info, link(docDir, options.out()), link(docDir, csv)));
-            } catch (IllegalArgumentException noSection) {
-                System.err.println("saturation: " + doc + " left as it was: " + noSection.getMessage());
-                return 1;
-            }
-            Files.writeString(doc, updated);
-            progress.println("saturation: updated the saturation section of " + doc);
+        if (!write(results, info, options.out(), options.csv(), options.doc(), progress)) {
+            return 1;
         }
         progress.println("saturation: total " + took);
         return 0;
+    }
+
+    /**
+     * Writes the report's Markdown to {@code out} and its CSV to {@code csv}, then, when given,
+     * the section of {@code doc} between the saturation markers, with links from it to both.
+     *
+     * @return false if {@code doc} has no section to rewrite (it is left as it was; the report is written)
+     */
+    static boolean write(List<CellResult> results, SaturationReport.RunInfo info, Path out, Path csv, Optional<Path> doc,
+                         PrintStream progress) throws IOException {
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, SaturationReport.markdown(results, info, csv.getFileName().toString()));
+        Files.writeString(csv, SaturationReport.csv(results));
+        progress.println("saturation: wrote " + out + " and " + csv);
+        if (doc.isEmpty()) {
+            return true;
+        }
+        Path docDir = doc.get().toAbsolutePath().getParent();
+        String updated;
+        try {
+            updated = ReadmeSection.replace(Files.readString(doc.get()), SaturationReport.BEGIN, SaturationReport.END,
+                    SaturationReport.section(results, info, link(docDir, out), link(docDir, csv)));
+        } catch (IllegalArgumentException noSection) {
+            System.err.println("saturation: " + doc.get() + " left as it was: " + noSection.getMessage());
+            return false;
+        }
+        Files.writeString(doc.get(), updated);
+        progress.println("saturation: updated the saturation section of " + doc.get());
+        return true;
     }
 
     private String profileText() {
