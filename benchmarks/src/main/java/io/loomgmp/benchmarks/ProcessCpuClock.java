@@ -25,9 +25,10 @@ import java.util.Optional;
  * once.
  *
  * <p>One thread at a time may call {@link #nanos()} (it reuses one native buffer): the profiler's,
- * which JMH calls from one thread.
+ * which JMH calls from one thread, and the saturation servers' stats thread. Public for those
+ * servers ({@code io.loomgmp.benchmarks.saturation}).
  */
-final class ProcessCpuClock {
+public final class ProcessCpuClock {
     /** {@code <time.h>} on Linux. */
     private static final int CLOCK_PROCESS_CPUTIME_ID = 2;
 
@@ -41,7 +42,7 @@ final class ProcessCpuClock {
         this.os = os;
     }
 
-    static ProcessCpuClock create() {
+    public static ProcessCpuClock create() {
         Optional<MethodHandle> linux = linuxClockGettime();
         if (linux.isPresent()) {
             // struct timespec on 64-bit Linux: time_t tv_sec, long tv_nsec.
@@ -54,7 +55,7 @@ final class ProcessCpuClock {
      * @return the process's CPU time so far, in nanoseconds
      * @throws IllegalStateException if the OS does not give it (the profiler's iteration fails with it)
      */
-    long nanos() {
+    public long nanos() {
         if (clockGettime == null) {
             long nanos = os.getProcessCpuTime();
             if (nanos < 0) {

@@ -318,6 +318,11 @@ class LauncherIT {
                 "about 6.5 min", "about 1.5 min", "about 6 min with the default")) {
             assertTrue(bench.contains(figure), "help bench lacks '" + figure + "':\n" + bench);
         }
+        for (String figure : List.of("--saturation HTTP servers loaded far past capacity (about 12 min; --quick about 2.5 min)",
+                "per cell: about 12 min on 2 cores", "fewer connection levels: about 2.5 min",
+                "to show that it runs: under a minute")) {
+            assertTrue(bench.contains(figure), "help bench lacks '" + figure + "':\n" + bench);
+        }
         String test = launcher("help", "test").stdout();
         assertTrue(test.contains("6 to 10 minutes on 2 cores"), test);
         String demo = launcher("help", "demo").stdout();
@@ -361,6 +366,63 @@ class LauncherIT {
         Run late = launcher("bench", "--quick", "--startup");
         assertEquals(2, late.exitCode(), late.toString());
         assertTrue(late.stderr().contains("--startup comes first"), late.stderr());
+    }
+
+    @Test
+    void benchSaturationChecksItsOptionsBeforeBuildingAnything() throws Exception {
+        Map<List<String>, String> refused = Map.of(
+                List.of("--fast"), "unknown option '--fast' for bench --saturation",
+                List.of("--shape", "tiny"), "bench --saturation: no shape 'tiny'; the shapes are: cpu handoff mixed hogs+sleeper open",
+                List.of("--shape", "cpu,*"), "no shape '*'",
+                List.of("--server", "tomcat"), "bench --saturation: no server 'tomcat'; the servers are: vthread jetty",
+                List.of("--duration", "0"), "--duration takes whole seconds from 1 to 600, not '0'",
+                List.of("--duration", "2.5"), "--duration takes whole seconds from 1 to 600, not '2.5'",
+                List.of("--duration"), "bench --saturation: --duration needs a value",
+                List.of("--agent", tmp.resolve("none.jar").toString()), "is not a file: name a loom-gmp agent jar",
+                List.of("--quick", "--smoke"), "bench --saturation takes one of --quick and --smoke",
+                List.of("--quick", "--publish"), "bench --saturation --publish needs a whole default run");
+        for (Map.Entry<List<String>, String> bad : refused.entrySet()) {
+            List<String> args = new ArrayList<>(List.of("bench", "--saturation"));
+            args.addAll(bad.getKey());
+            Run run = launcher(args.toArray(String[]::new));
+            assertEquals(2, run.exitCode(), args + ": " + run);
+            assertTrue(run.stderr().contains(bad.getValue()), args + ": " + run.stderr());
+            assertTrue(run.stderr().contains("./loomgmp bench --saturation [--quick | --smoke]"), "the synopsis: " + run.stderr());
+            assertFalse(run.stderr().contains("building"), args + " built something: " + run.stderr());
+        }
+        Run late = launcher("bench", "--quick", "--saturation");
+        assertEquals(2, late.exitCode(), late.toString());
+        assertTrue(late.stderr().contains("--saturation comes first"), late.stderr());
+        Run both = launcher("bench", "--saturation", "--startup");
+        assertEquals(2, both.exitCode(), both.toString());
+        assertTrue(both.stderr().contains("--startup and --saturation are two benchmarks"), both.stderr());
+        Run help = launcher("bench", "--saturation", "--help");
+        assertEquals(0, help.exitCode(), help.toString());
+        assertEquals(launcher("help", "bench").stdout(), help.stdout());
+    }
+
+    @Test
+    void benchSaturationWithoutWrkSaysWhatToRunAndInstallsItOnlyWhenAskedAsRoot() throws Exception {
+        Path path = pathWithout("wrk");
+        Map<String, String> env = Map.of("PATH", path.toString(), "JAVA_HOME", JAVA_HOME, "HOME", tmp.toString());
+        Run missing = bash(env, "bash", ROOT.resolve("loomgmp").toString(), "bench", "--saturation", "--quick");
+        assertEquals(2, missing.exitCode(), missing.toString());
+        assertTrue(missing.stderr().contains("bench --saturation needs wrk (Debian's wrk 4.1.0), and there is none on the PATH:"
+                + " run ./loomgmp bench --saturation --install-packages (as root on Debian or Ubuntu; it runs apt-get install"
+                + " wrk), or install wrk yourself"), missing.stderr());
+        assertFalse(missing.stderr().contains("installing"), "installs only with --install-packages: " + missing.stderr());
+        assertFalse(missing.stderr().contains("building"), missing.stderr());
+
+        List<String> asUser = new ArrayList<>();
+        if (isRoot()) {
+            Assumptions.assumeTrue(readableByAll(ROOT), "the checkout is not readable by other users: " + ROOT);
+            asUser.addAll(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--"));
+        }
+        asUser.addAll(List.of("bash", ROOT.resolve("loomgmp").toString(), "bench", "--saturation", "--install-packages"));
+        Run refused = bash(env, asUser.toArray(String[]::new));
+        assertEquals(2, refused.exitCode(), refused.toString());
+        assertTrue(refused.stderr().contains("--install-packages cannot install wrk: you are not root (uid "), refused.stderr());
+        assertFalse(refused.stderr().contains("building"), refused.stderr());
     }
 
     // ---------------------------------------------------------------- run

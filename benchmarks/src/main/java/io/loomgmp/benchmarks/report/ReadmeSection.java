@@ -2,7 +2,8 @@ package io.loomgmp.benchmarks.report;
 
 /**
  * Replaces the text between {@value #BEGIN} and {@value #END} in a README, leaving every other
- * byte as it was.
+ * byte as it was; or between other markers (the saturation benchmark's section of
+ * docs/performance.md).
  */
 public final class ReadmeSection {
     public static final String BEGIN = "<!-- bench:begin -->";
@@ -16,13 +17,21 @@ public final class ReadmeSection {
      * @throws IllegalArgumentException unless the README has each marker exactly once, in order
      */
     public static String replace(String readme, String body) {
-        int begin = readme.indexOf(BEGIN);
-        int end = readme.indexOf(END);
-        if (begin < 0 || end < 0 || end < begin || readme.indexOf(BEGIN, begin + 1) >= 0
-                || readme.indexOf(END, end + 1) >= 0) {
-            throw new IllegalArgumentException("the README needs exactly one " + BEGIN + " followed by one " + END);
+        return replace(readme, BEGIN, END, body);
+    }
+
+    /**
+     * @return {@code text} with {@code body} between {@code beginMarker} and {@code endMarker}
+     * @throws IllegalArgumentException unless the text has each marker exactly once, in order
+     */
+    public static String replace(String text, String beginMarker, String endMarker, String body) {
+        int begin = text.indexOf(beginMarker);
+        int end = text.indexOf(endMarker);
+        if (begin < 0 || end < 0 || end < begin || text.indexOf(beginMarker, begin + 1) >= 0
+                || text.indexOf(endMarker, end + 1) >= 0) {
+            throw new IllegalArgumentException("the file needs exactly one " + beginMarker + " followed by one " + endMarker);
         }
-        String text = body.endsWith("\n") ? body : body + "\n";
-        return readme.substring(0, begin + BEGIN.length()) + "\n" + text + readme.substring(end);
+        String section = body.endsWith("\n") ? body : body + "\n";
+        return text.substring(0, begin + beginMarker.length()) + "\n" + section + text.substring(end);
     }
 }

@@ -5,8 +5,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 
-/** The line that says where and how a report was measured: CPU, cores, JDK, OS, date, run profile. */
-final class Machine {
+/**
+ * The line that says where and how a report was measured: CPU, cores, JDK, OS, date, run profile.
+ * Public for the saturation runner's report ({@code io.loomgmp.benchmarks.saturation}).
+ */
+public final class Machine {
     private Machine() {
     }
 
@@ -18,7 +21,7 @@ final class Machine {
     }
 
     /** The first "model name" of /proc/cpuinfo (Linux on x86 and most others), or the architecture. */
-    static String cpuModel(Path cpuinfo) {
+    public static String cpuModel(Path cpuinfo) {
         try {
             for (String line : Files.readAllLines(cpuinfo)) {
                 int colon = line.indexOf(':');
