@@ -49,9 +49,26 @@ final class Processor {
      * about half of the P each. Holder only.
      */
     long preemptedTurnAt = System.nanoTime();
-    /** When this P last took a task from the yielded lane, and which (null once its slice ended). Holder only. */
-    private long preemptedTakenAt;
-    private Runnable preemptedTaken;
+    /**
+     * When this P last took a task from the yielded lane, and which (null once its slice ended).
+     * Written by the holder; volatile, since sysmon reads them too ({@link #preemptedSliceStartedAt}):
+     * written at most once per preempted slice, so the cost does not matter.
+     */
+    private volatile long preemptedTakenAt;
+    private volatile Runnable preemptedTaken;
+
+    /**
+     * Sysmon: when the slice of {@code running}, the task this P's carrier runs, started, if this
+     * P took it from the yielded lane (0 otherwise). Sysmon times a task from its own first look
+     * at it, which with a slow cadence may come long after the task started; a preempted task's
+     * slice is known exactly, so a sleeper's due timer is not kept waiting a whole give-way delay
+     * by a hog that has already run that long. Racy: the task and the time may belong to two
+     * different takes for a moment, which costs one early or late request, never a lost one.
+     */
+    long preemptedSliceStartedAt(Runnable running) {
+        long at = preemptedTakenAt;
+        return running != null && preemptedTaken == running ? at : 0;
+    }
 
     /** Holder only: this P took preempted task {@code task} from the yielded lane at {@code now}. */
     void preemptedTaken(Runnable task, long now) {

@@ -346,7 +346,12 @@ final class Retake implements AutoCloseable {
         if (!(timerDue || readyGiveWayLeft || batchWaits) || p.preemptRequested || watch.gaveWayRuns == runs) {
             return false;
         }
-        long giveWayAt = watch.runsSince + GIVE_WAY_AFTER_NANOS;
+        long since = watch.runsSince;
+        long sliceStart = p.preemptedSliceStartedAt(lease.carrier.runningTask());
+        if (sliceStart != 0 && sliceStart - since < 0) {
+            since = sliceStart; // a preempted task's slice, which began before sysmon first saw it
+        }
+        long giveWayAt = since + GIVE_WAY_AFTER_NANOS;
         if (giveWayAt - now > 0) {
             lookAgain(giveWayAt); // too young to preempt yet: look again when it is old enough
             return false;
