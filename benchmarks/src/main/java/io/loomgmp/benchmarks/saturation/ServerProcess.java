@@ -1,5 +1,6 @@
 package io.loomgmp.benchmarks.saturation;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,12 +36,19 @@ final class ServerProcess implements AutoCloseable {
         this.stepsPerMicro = Double.parseDouble(ready.get("steps_per_us"));
     }
 
-    /** The server JVM's command line: with {@code -javaagent:<agent>} when an agent is given. */
+    /**
+     * The server JVM's command line: with {@code -javaagent:<agent>} when an agent is given, and
+     * then that jar first on the class path too. The benchmarks jar bundles loom-gmp's classes
+     * (the JMH benchmarks need them), and the JVM appends an agent's jar to the end of the class
+     * path: without this, the benchmarks jar's copies would run whatever agent was named, and
+     * {@code --agent OTHER.jar} would measure this checkout's scheduler under another name.
+     */
     static List<String> command(Path java, String classPath, Optional<Path> agent, String server, OptionalDouble stepsPerMicro) {
         List<String> command = new ArrayList<>(List.of(java.toString()));
         agent.ifPresent(jar -> command.add("-javaagent:" + jar.toAbsolutePath()));
+        String serverClassPath = agent.map(jar -> jar.toAbsolutePath() + File.pathSeparator + classPath).orElse(classPath);
         // ServerStats reads the process CPU clock through the foreign-function API.
-        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", classPath, SaturationServer.class.getName(), server));
+        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", serverClassPath, SaturationServer.class.getName(), server));
         stepsPerMicro.ifPresent(steps -> command.addAll(List.of("--steps-per-us", Double.toString(steps))));
         return command;
     }

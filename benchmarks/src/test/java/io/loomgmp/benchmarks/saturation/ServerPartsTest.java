@@ -17,6 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The servers' parts that need no socket: the scheduler check, the endpoints, the HTTP parsing. */
 class ServerPartsTest {
     @Test
+    void theNamedAgentsClassesComeBeforeTheBenchmarksJarsCopies() {
+        // The benchmarks jar bundles loom-gmp's classes: with --agent OTHER.jar, OTHER's must run.
+        java.util.List<String> gmp = ServerProcess.command(java.nio.file.Path.of("java"), "benchmarks.jar",
+                java.util.Optional.of(java.nio.file.Path.of("/agents/other.jar")), "vthread", java.util.OptionalDouble.empty());
+        assertEquals("-javaagent:/agents/other.jar", gmp.get(1));
+        assertEquals("/agents/other.jar" + java.io.File.pathSeparator + "benchmarks.jar", gmp.get(gmp.indexOf("-cp") + 1));
+        java.util.List<String> fjp = ServerProcess.command(java.nio.file.Path.of("java"), "benchmarks.jar",
+                java.util.Optional.empty(), "vthread", java.util.OptionalDouble.empty());
+        assertEquals("benchmarks.jar", fjp.get(fjp.indexOf("-cp") + 1));
+        assertFalse(fjp.stream().anyMatch(arg -> arg.startsWith("-javaagent")));
+    }
+
+    @Test
     void aVirtualThreadsNameTellsItsScheduler() throws Exception {
         assertEquals("gmp", ServerStats.schedulerOf("VirtualThread[#42]/runnable@gmp-M0"));
         assertEquals("fjp", ServerStats.schedulerOf("VirtualThread[#42]/runnable@ForkJoinPool-1-worker-1"));
