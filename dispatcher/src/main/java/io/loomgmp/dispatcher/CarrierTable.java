@@ -46,6 +46,11 @@ final class CarrierTable {
         return t.threads[i] == thread ? t.carriers[i] : null;
     }
 
+    /**
+     * Adds {@code m}, before its thread starts. What this throws (an {@code OutOfMemoryError}, or
+     * the rebuild's {@code IllegalStateException}) leaves the old table published but {@code m} in
+     * {@link #ALL}: the caller's failure path, {@code Carriers.startFailed}, unregisters it.
+     */
     static synchronized void register(Carrier m) {
         ALL.put(m.thread, m);
         rebuild();
