@@ -43,10 +43,10 @@ final class Processor {
 
     /**
      * From when the next preempted task may run on this P ahead of other work
-     * ({@code System.nanoTime()}; {@code RunLoop}'s step 1b): as long after the last preempted
-     * task's slice as that slice lasted, and at least {@link RunLoop#PREEMPTED_TURN_NANOS}
-     * ({@link #preemptedSliceEnded}), so that while both wait, preempted tasks and other work get
-     * about half of the P each. Holder only.
+     * ({@code System.nanoTime()}; {@code RunLoop}'s step 1b): half as long after the last
+     * preempted task's slice as that slice lasted, and at least {@link RunLoop#PREEMPTED_TURN_NANOS}
+     * ({@link #preemptedSliceEnded}), so that while both wait, preempted tasks get about two thirds
+     * of the P and other work a third ({@link RunLoop#PREEMPTED_WEIGHT}). Holder only.
      */
     long preemptedTurnAt = System.nanoTime();
     /**
@@ -80,14 +80,15 @@ final class Processor {
     /**
      * Holder only: {@code task}'s slice ended at {@code now} (it yielded at a poll) after
      * {@code ran} nanoseconds as sysmon saw it (0 if unknown: sysmon saw it start late, or not at
-     * all); other work has the P for as long before the next preempted task's turn, up to
-     * {@code maxSlice}. If {@code task} is the one this P last took from the yielded lane, its
+     * all); other work has the P for {@code 1 / RunLoop.PREEMPTED_WEIGHT} as long before the next
+     * preempted task's turn (of at most {@code maxSlice}), and at least
+     * {@link RunLoop#PREEMPTED_TURN_NANOS}. If {@code task} is the one this P last took from the yielded lane, its
      * slice is known exactly: sysmon's late first look must not shorten the turn of other work.
      */
     void preemptedSliceEnded(Runnable task, long now, long ran, long maxSlice) {
         long slice = task == preemptedTaken ? now - preemptedTakenAt : ran;
         preemptedTaken = null;
-        preemptedTurnAt = now + Math.max(RunLoop.PREEMPTED_TURN_NANOS, Math.min(slice, maxSlice));
+        preemptedTurnAt = now + Math.max(RunLoop.PREEMPTED_TURN_NANOS, Math.min(slice, maxSlice) / RunLoop.PREEMPTED_WEIGHT);
     }
 
     /** The schedtick of the run that step 2 last gave a ready task, so that local work runs between two. Holder only. */

@@ -10,7 +10,7 @@ package io.loomgmp.dispatcher;
  * findRunnable: R this P was retired (setProcs): its queue to the global queue, give it up
  *               0 due timers of this P (their tasks land in runnext)
  *               1 runnext (inherits the time slice; skipped once on a preemption request)
- *               1b a preempted task, when none had a slice on this P for PREEMPTED_TURN_NANOS
+ *               1b a preempted task, once other work had this P for half the last one's slice
  *               2 a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick)
  *               3 local ring ─► 4 ready batch ─► the skipped runnext ─► 5 one yielded task
  *               6 due timers of other Ps ─► 7 steal (while spinners ≤ busy Ps / 2) ─► 7b wait
@@ -32,12 +32,14 @@ package io.loomgmp.dispatcher;
  * <h2>Why preempted work cannot starve either</h2>
  * The other side: under saturation the ready lane never runs dry, so a preempted task must not
  * wait for it to. Step 1b gives the head of the yielded lane its turn on a P once other work has
- * had that P for as long as the last preempted task's slice (at least
- * {@link #PREEMPTED_TURN_NANOS}): while both classes wait, each P alternates between them about
- * evenly, and the yielded lane is served in FIFO order. So a preempted task with k others ahead
- * of it runs again within about {@code (k + 1) * 2 * slice / procs}, where a slice is about
+ * had that P for half as long as the last preempted task's slice (at least
+ * {@link #PREEMPTED_TURN_NANOS}; {@link #PREEMPTED_WEIGHT}): while both classes wait, each P
+ * gives about two thirds to preempted tasks and one third to other work, and the yielded lane is
+ * served in FIFO order. So a preempted task with k others ahead of it runs again within about
+ * {@code (k + 1) * 1.5 * slice / procs}, where a slice is about
  * {@link Retake#GIVE_WAY_AFTER_NANOS} while work waits and the time slice at most; and short work
- * keeps about half of every P however many long tasks there are.
+ * keeps about a third of every P however many long tasks there are, and never waits more than a
+ * give-way delay for a long task to make room.
  *
  * <h2>Ownership and failure</h2>
  * Everything here runs on carrier {@code m}'s own thread while it holds its P as owner
@@ -64,15 +66,30 @@ final class RunLoop {
      */
     static final long GLOBAL_CHECK_NANOS = 200_000;
     /**
-     * The least time a P runs other work between two slices of preempted tasks while both wait
-     * (more after a longer slice: as long as that slice, {@link Processor#preemptedSliceEnded});
-     * then the head of the yielded lane runs next, ahead of ready and local work
-     * ({@link #preemptedTurnIfDue}). The same as the give-way delay, which is about how long a
-     * long task's slice lasts while other work waits: the P alternates about evenly between the
-     * two. Without it a preempted task waited until the ready lane ran dry, which under
-     * saturation it never does.
+     * How many times as much of a saturated P preempted work gets as other work: after a
+     * preempted task's slice, a P runs other work for {@code 1 / PREEMPTED_WEIGHT} as long
+     * ({@link Processor#preemptedSliceEnded}), at least {@link #PREEMPTED_TURN_NANOS}; then the
+     * head of the yielded lane runs next, ahead of ready and local work
+     * ({@link #preemptedTurnIfDue}). So while both wait, long work has two thirds of every P and
+     * short work one third.
+     *
+     * <p>Why not half each: the two sides are protected differently. Short work's latency is
+     * bounded by the give-way delay whatever its share (a long task gives way once it has run
+     * that long while work waits), so its share only sets how fast a backlog of it drains, and a
+     * third of the P still drained more than ForkJoinPool does in every measured mix. Long work
+     * has only its share: at half, a 10 ms request beside a stream of short ones got less than
+     * half of what ForkJoinPool gives it, and on Jetty, whose selector threads take their part
+     * of the cores outside any P, about a quarter (docs/configuration.md has the measured
+     * trade-off).
      */
-    static final long PREEMPTED_TURN_NANOS = Retake.GIVE_WAY_AFTER_NANOS;
+    static final int PREEMPTED_WEIGHT = 2;
+    /**
+     * The least time a P runs other work between two slices of preempted tasks while both wait
+     * (more after a longer slice, {@link #PREEMPTED_WEIGHT}). Half the give-way delay, which is
+     * about how long a long task's slice lasts while other work waits. Without a turn a preempted
+     * task waited until the ready lane ran dry, which under saturation it never does.
+     */
+    static final long PREEMPTED_TURN_NANOS = Retake.GIVE_WAY_AFTER_NANOS / PREEMPTED_WEIGHT;
     /** Largest batch moved from the global queue to a local ring: half the ring, as in Go. */
     static final int GLOBAL_BATCH_MAX = RunQueue.CAPACITY / 2;
     /**
@@ -224,7 +241,7 @@ final class RunLoop {
             }
             // 1b. A preempted task's turn: the other side of fairness. Short work goes first
             // (the ready lane, the ring), but not for ever: once this P has run other work for
-            // PREEMPTED_TURN_NANOS since the last preempted task's slice, the next one runs.
+            // half as long as the last preempted task's slice, the next one runs.
             task = took(m, p, preemptedTurnIfDue(p), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
             if (task != null) {
                 return task;
@@ -367,13 +384,14 @@ final class RunLoop {
     /**
      * Owner of {@code p}. Step 1b of {@link #findRunnable}: the head of the yielded lane, if its
      * turn on {@code p} has come ({@link Processor#preemptedTurnAt}: other work has had the P for
-     * as long as the last preempted task's slice, and at least {@link #PREEMPTED_TURN_NANOS});
+     * half as long as the last preempted task's slice, and at least {@link #PREEMPTED_TURN_NANOS});
      * {@code null} otherwise. One volatile read when no preempted task waits.
      *
      * <p>The bound it gives: while preempted tasks wait, each P alternates between a preempted
      * task's slice (at most the time slice; about {@link Retake#GIVE_WAY_AFTER_NANOS} while other
-     * work waits) and as long of other work, so the yielded lane, in FIFO order, gets about half
-     * of every P whatever keeps arriving, and short work keeps the other half.
+     * work waits) and half as long of other work, so the yielded lane, in FIFO order, gets about
+     * two thirds of every P whatever keeps arriving, and short work keeps the other third
+     * ({@link #PREEMPTED_WEIGHT}).
      */
     private Runnable preemptedTurnIfDue(Processor p) {
         if (scheduling.global.yieldedSize() == 0) {

@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * each. Long tasks are preempted by the give-way rule and queue on the yielded lane; before
  * {@link RunLoop#PREEMPTED_TURN_NANOS} they ran only when the ready lane ran dry or on the
  * fairness tick, so they got a few percent of the Ps and, in a real server, never finished
- * while the load ran. Now each P alternates: the long class and the short class each get a
- * large share of the time both wait.
+ * while the load ran. Now each P alternates: the long class gets about two thirds of the time
+ * both wait, and the short class about a third.
  *
  * <p>Shares, not times: both classes' work is measured in the same unit (time spent inside
  * their tasks), so a loaded machine slows both alike and the shares hold; the one time bound is
@@ -30,12 +30,17 @@ class PreemptedTurnTest {
     private static final int SHORT_IN_FLIGHT = 64;
     private static final long SHORT_NANOS = 300_000;
     private static final int LONG_TASKS = 4;
-    private static final long LONG_NANOS = 100_000_000;
-    /** Design: about half each; before the turn rule the long class had about 5 % (one slice per fairness tick, 61 short tasks of 0.3 ms). */
-    private static final double MIN_SHARE = 0.30;
+    private static final long LONG_NANOS = 200_000_000;
+    /**
+     * Design ({@link RunLoop#PREEMPTED_WEIGHT}): two thirds for the long class, a third for short
+     * work. Measured 60-69 % (beside a CPU hog too); with half each (the rule before the weight) 52-53 %, and before the
+     * turn rule about 5 % (one slice per fairness tick, 61 short tasks of 0.3 ms).
+     */
+    private static final double MIN_LONG_SHARE = 0.56;
+    private static final double MIN_SHORT_SHARE = 0.20;
 
     @Test
-    void longTasksAndShortWorkEachGetALargeShareWhileBothWait() throws Exception {
+    void longTasksGetTwoThirdsAndShortWorkAThirdWhileBothWait() throws Exception {
         try (GmpScheduler s = GmpScheduler.builder().procs(2).name("turns").build()) {
             AtomicBoolean stop = new AtomicBoolean();
             Semaphore slots = new Semaphore(SHORT_IN_FLIGHT);
@@ -72,8 +77,8 @@ class PreemptedTurnTest {
                 String shares = String.format("the long tasks had %.0f%% of the time in tasks while both waited, short work %.0f%%%n",
                         100 * longShare, 100 * (1 - longShare));
                 System.out.print(shares);
-                assertTrue(longShare >= MIN_SHARE, "the long tasks starved: " + shares + s.snapshot());
-                assertTrue(1 - longShare >= MIN_SHARE, "short work starved: " + shares + s.snapshot());
+                assertTrue(longShare >= MIN_LONG_SHARE, "the long tasks had less than their share: " + shares + s.snapshot());
+                assertTrue(1 - longShare >= MIN_SHORT_SHARE, "short work had less than its share: " + shares + s.snapshot());
             } finally {
                 stop.set(true);
                 feeder.join();
