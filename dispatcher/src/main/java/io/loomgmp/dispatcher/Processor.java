@@ -82,13 +82,15 @@ final class Processor {
      * {@code ran} nanoseconds as sysmon saw it (0 if unknown: sysmon saw it start late, or not at
      * all); other work has the P for {@code 1 / RunLoop.PREEMPTED_WEIGHT} as long before the next
      * preempted task's turn (of at most {@code maxSlice}), and at least
-     * {@link RunLoop#PREEMPTED_TURN_NANOS}. If {@code task} is the one this P last took from the yielded lane, its
-     * slice is known exactly: sysmon's late first look must not shorten the turn of other work.
+     * {@link RunLoop#PREEMPTED_TURN_NANOS}. If {@code task} is the one this P last took from the
+     * yielded lane, its slice is known exactly: sysmon's late first look must not shorten the
+     * turn of other work.
      */
     void preemptedSliceEnded(Runnable task, long now, long ran, long maxSlice) {
         long slice = task == preemptedTaken ? now - preemptedTakenAt : ran;
         preemptedTaken = null;
-        preemptedTurnAt = now + Math.max(RunLoop.PREEMPTED_TURN_NANOS, Math.min(slice, maxSlice) / RunLoop.PREEMPTED_WEIGHT);
+        long otherWork = Math.min(slice, maxSlice) / RunLoop.PREEMPTED_WEIGHT;
+        preemptedTurnAt = now + Math.max(RunLoop.PREEMPTED_TURN_NANOS, otherWork);
     }
 
     /** The schedtick of the run that step 2 last gave a ready task, so that local work runs between two. Holder only. */

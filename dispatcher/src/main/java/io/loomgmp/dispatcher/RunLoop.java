@@ -76,7 +76,8 @@ final class RunLoop {
      * <p>Why not half each: the two sides are protected differently. Short work's latency is
      * bounded by the give-way delay whatever its share (a long task gives way once it has run
      * that long while work waits), so its share only sets how fast a backlog of it drains, and a
-     * third of the P still drained more than ForkJoinPool does in every measured mix. Long work
+     * third of the P still served short requests faster than ForkJoinPool did in the published
+     * saturation run (whose own rate there varies from run to run, from none upwards). Long work
      * has only its share: at half, a 10 ms request beside a stream of short ones got less than
      * half of what ForkJoinPool gives it, and on Jetty, whose selector threads take their part
      * of the cores outside any P, about a quarter (docs/configuration.md has the measured
