@@ -84,8 +84,9 @@ final class Preemption {
      * A preemption poll's check, on carrier thread {@code carrier}, once the count is non-zero:
      * whether the P that this carrier holds has an open request. First the hint
      * ({@link PendingPreemptions#asked}): with one request open, it usually names the asked
-     * carrier, and every other carrier is done after one compare; else the carrier table. Go poisons only the stack guard
-     * of the goroutine it wants to stop; this is our equivalent, read through the carrier: a poll
+     * carrier, and every other carrier is done after one compare; else the carrier table. Go
+     * poisons only the stack guard of the goroutine it wants to stop; this is our equivalent,
+     * read through the carrier: a poll
      * on any other carrier returns false here, so only the asked carrier's poll takes the slow
      * path. It must stay small and call nothing that is not inlined: it runs at every turn of
      * every polled loop while any request is open, and a call there makes the JIT keep the loop's

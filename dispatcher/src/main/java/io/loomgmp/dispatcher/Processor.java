@@ -55,7 +55,7 @@ final class Processor {
      * written at most once per preempted slice, so the cost does not matter.
      */
     private volatile long preemptedTakenAt;
-    private volatile Runnable preemptedTaken;
+    private volatile Runnable preemptedTask;
 
     /**
      * Sysmon: when the slice of {@code running}, the task this P's carrier runs, started, if this
@@ -67,13 +67,13 @@ final class Processor {
      */
     long preemptedSliceStartedAt(Runnable running) {
         long at = preemptedTakenAt;
-        return running != null && preemptedTaken == running ? at : 0;
+        return running != null && preemptedTask == running ? at : 0;
     }
 
     /** Holder only: this P took preempted task {@code task} from the yielded lane at {@code now}. */
     void preemptedTaken(Runnable task, long now) {
         preemptedTakenAt = now;
-        preemptedTaken = task;
+        preemptedTask = task;
         preemptedTurnAt = now + RunLoop.PREEMPTED_TURN_NANOS; // and more if its slice is cut (preemptedSliceEnded)
     }
 
@@ -87,8 +87,8 @@ final class Processor {
      * turn of other work.
      */
     void preemptedSliceEnded(Runnable task, long now, long ran, long maxSlice) {
-        long slice = task == preemptedTaken ? now - preemptedTakenAt : ran;
-        preemptedTaken = null;
+        long slice = task == preemptedTask ? now - preemptedTakenAt : ran;
+        preemptedTask = null;
         long otherWork = Math.min(slice, maxSlice) / RunLoop.PREEMPTED_WEIGHT;
         preemptedTurnAt = now + Math.max(RunLoop.PREEMPTED_TURN_NANOS, otherWork);
     }

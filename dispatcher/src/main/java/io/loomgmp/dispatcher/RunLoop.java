@@ -273,9 +273,8 @@ final class RunLoop {
                 }
             }
             // 5. One yielded task: each may run a whole time slice, so no batch.
-            task = took(m, p, scheduling.global.pollYielded(), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
+            task = took(m, p, takeYielded(p, System.nanoTime()), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
             if (task != null) {
-                p.preemptedTaken(task, System.nanoTime());
                 return task;
             }
             // 6. Due timers of other Ps, idle or busy (Go's stealWork runs them): their carrier
@@ -402,6 +401,11 @@ final class RunLoop {
         if (now - p.preemptedTurnAt < 0) {
             return null;
         }
+        return takeYielded(p, now);
+    }
+
+    /** Owner of {@code p}: the head of the yielded lane, or {@code null}; tells {@code p} it took it at {@code now}. */
+    private Runnable takeYielded(Processor p, long now) {
         Runnable task = scheduling.global.pollYielded();
         if (task != null) {
             p.preemptedTaken(task, now);
@@ -427,9 +431,8 @@ final class RunLoop {
         long tick = p.schedtick();
         boolean fairnessTick = tick % FAIRNESS_TICK == 0;
         if (fairnessTick) {
-            Runnable yielded = scheduling.global.pollYielded();
+            Runnable yielded = takeYielded(p, System.nanoTime());
             if (yielded != null) {
-                p.preemptedTaken(yielded, System.nanoTime());
                 return yielded;
             }
         }

@@ -172,7 +172,8 @@ final class Scheduling {
                 yielded = true; // preempted: behind every runnable task, on any P (Go's gopreempt_m)
                 if (p != null) { // m holds p: the holder's write (RunLoop's step 1b)
                     long now = System.nanoTime();
-                    p.preemptedSliceEnded(task, now, sysmon.runningNanos(p, p.counted(Counter.TASKS_RUN), now), timeSlice.toNanos());
+                    long ran = sysmon.runningNanos(p, p.counted(Counter.TASKS_RUN), now);
+                    p.preemptedSliceEnded(task, now, ran, timeSlice.toNanos());
                 }
             } else if (p != null && !global.isEmpty()) {
                 // Others wait on the global queue: the back of its ready lane. Not behind local

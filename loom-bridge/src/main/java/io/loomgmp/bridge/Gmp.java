@@ -33,10 +33,11 @@ public final class Gmp {
      *
      * <p>When no request is open anywhere in the JVM, which is nearly always, it costs one
      * volatile read (a plain load on x86) and a branch not taken. While some other carrier's P
-     * has one, it costs a few more loads (this carrier's P's flag, through the carrier table),
-     * still without a call: only the carrier that was asked takes the slow path. It is kept this small, far
-     * below the JIT's inlining threshold for bytecode size, so that it is inlined into the polled
-     * loop; the rare rest is a separate method so that it is not. It does nothing on a platform
+     * has one, it costs a few more loads (the hint naming the asked carrier, else this
+     * carrier's P's flag through the carrier table), still without a call: only the carrier
+     * that was asked takes the slow path. It is kept this small, far below the JIT's inlining
+     * threshold for bytecode size, so that it is inlined into the polled loop; the rare rest is
+     * a separate method so that it is not. It does nothing on a platform
      * thread, on a virtual thread of another scheduler, and when loom-gmp cannot see carriers (no
      * agent and no {@code --add-exports java.base/jdk.internal.access}). On a pinned virtual
      * thread (a native frame or a class initialiser below it) it takes the request but the yield
