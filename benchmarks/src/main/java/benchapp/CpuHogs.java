@@ -26,7 +26,7 @@ public final class CpuHogs {
         }
     }
 
-    /** Starts {@code count} hogs that spin until {@link #stop()} or {@code System.nanoTime() >= deadlineNanos}. */
+    /** Starts {@code count} hogs that spin until {@link #stop(Duration)} or {@code System.nanoTime() >= deadlineNanos}. */
     public static CpuHogs start(int count, long deadlineNanos) {
         return new CpuHogs(count, deadlineNanos);
     }

@@ -71,6 +71,7 @@ final class CarrierTable {
      * (never in practice) if none is found up to {@link #MAX_BITS}, leaving the old table.
      */
     private static void rebuild() {
+        assert Thread.holdsLock(CarrierTable.class);
         int n = ALL.size();
         Thread[] keys = ALL.keySet().toArray(new Thread[0]);
         int bits = Math.max(1, 64 - Long.numberOfLeadingZeros(Math.max(1, (long) n * MIN_SLOTS_PER_CARRIER) - 1));

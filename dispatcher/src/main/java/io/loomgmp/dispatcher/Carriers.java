@@ -280,8 +280,13 @@ final class Carriers {
 
     // ---------------------------------------------------------------- P hand-over
 
-    /** Must hold the lock, or own {@code p} exclusively (just handed over). */
+    /**
+     * Must hold the lock, or own {@code p} exclusively (just handed over): either way {@code p}
+     * is held by nobody ({@link Lease}: only the lock holder, or the carrier it was handed to,
+     * turns a null holder into {@code m.inLoop}).
+     */
     static void acquire(Carrier m, Processor p) {
+        assert p.holder == null : "acquire: P " + p.id + " is held by " + p.holder;
         p.holder = m.inLoop;
         m.p = p;
     }

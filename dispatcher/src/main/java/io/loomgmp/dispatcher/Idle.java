@@ -58,8 +58,11 @@ final class Idle {
     private ArrayDeque<Processor> idlePs = new ArrayDeque<>();
     /** Ps the idle list holds without growing: {@code ArrayDeque(n)} takes n without a resize. Under the lock. */
     private int idleRoom;
-    /** Room for every carrier there can be ({@code maxCarriers}), so that parking never allocates. */
-    /** Parked carriers, the most recently parked first (the timer sleeper's role goes to the first: {@link Timers}). */
+    /**
+     * Parked carriers, the most recently parked first (the timer sleeper's role goes to the
+     * first: {@link Timers}). Made with room for every carrier there can be
+     * ({@code maxCarriers}), so that parking never allocates.
+     */
     final ArrayDeque<Carrier> idleMs;
     private volatile int idleProcs;
     private volatile int idleCarriers;
@@ -95,6 +98,9 @@ final class Idle {
      * {@link #ensureRoom} made.
      */
     void putP(Processor p) {
+        assert lock.isHeldByCurrentThread();
+        assert p.runQueue.isEmpty() : "putP: P " + p.id + " has a non-empty run queue";
+        assert !idlePs.contains(p) : "putP: P " + p.id + " is already idle";
         p.holder = null;
         // After the holder's volatile write: a request sysmon made for the task that is gone is
         // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
@@ -115,6 +121,7 @@ final class Idle {
      * throw an {@code OutOfMemoryError}, changing nothing.
      */
     void ensureRoom(int procs) {
+        assert lock.isHeldByCurrentThread();
         if (procs > idleRoom) {
             ArrayDeque<Processor> bigger = new ArrayDeque<>(procs);
             bigger.addAll(idlePs); // the same order
@@ -125,6 +132,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. Returns an idle P (now held by nobody), or {@code null}. */
     Processor getP() {
+        assert lock.isHeldByCurrentThread();
         Processor p = idlePs.poll();
         if (p != null) {
             idleProcs = idlePs.size();
@@ -135,6 +143,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. Takes {@code p} off the idle list; false if it is not on it. */
     boolean takeP(Processor p) {
+        assert lock.isHeldByCurrentThread();
         if (idlePs.remove(p)) {
             idleProcs = idlePs.size();
             scheduling.sysmon.wake();
@@ -148,6 +157,7 @@ final class Idle {
      * idle list), or a new one to start (counted now); {@code null} at the {@code maxCarriers} bound.
      */
     Reservation reserveCarrier() {
+        assert lock.isHeldByCurrentThread();
         Carrier m = getCarrier();
         if (m != null) {
             return m.reservation;
@@ -161,6 +171,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. Gives back what {@link #reserveCarrier} reserved, unused. */
     void unreserveCarrier(Reservation reserved) {
+        assert lock.isHeldByCurrentThread();
         if (reserved.parked() == null) {
             carriers = carriers - 1;
         } else {
@@ -186,6 +197,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. An idle carrier leaves the idle list to end (keep-alive over). */
     boolean retire(Carrier m) {
+        assert lock.isHeldByCurrentThread();
         if (carriers > scheduling.procs && idleMs.remove(m)) {
             m.parked = false;
             idleCarriers = idleMs.size();
@@ -197,6 +209,8 @@ final class Idle {
 
     /** Must hold the scheduler lock. {@code m} is about to park and wait for {@code m.nextP}. */
     void putCarrier(Carrier m) {
+        assert lock.isHeldByCurrentThread();
+        assert !m.parked : "putCarrier: " + m.name + " is already on the idle list";
         m.parked = true;
         idleMs.push(m);
         idleCarriers = idleMs.size();
@@ -204,6 +218,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. */
     private Carrier getCarrier() {
+        assert lock.isHeldByCurrentThread();
         Carrier m = idleMs.poll();
         if (m != null) {
             m.parked = false;
@@ -214,6 +229,7 @@ final class Idle {
 
     /** Must hold the scheduler lock. Takes {@code m} off the idle list (it woke up by itself). */
     void takeCarrier(Carrier m) {
+        assert lock.isHeldByCurrentThread();
         m.parked = false;
         if (idleMs.remove(m)) {
             idleCarriers = idleMs.size();
@@ -243,11 +259,13 @@ final class Idle {
 
     /** Must hold the scheduler lock. Every carrier on the idle list, for shutdown. */
     Carrier[] idleCarrierList() {
+        assert lock.isHeldByCurrentThread();
         return idleMs.toArray(new Carrier[0]);
     }
 
     /** Must hold the scheduler lock: a carrier thread ended. */
     void carrierExited() {
+        assert lock.isHeldByCurrentThread();
         carriers = carriers - 1;
     }
 
@@ -285,8 +303,9 @@ final class Idle {
         }
     }
 
-    /** Must hold the lock. Timer sleeper {@code m} took an idle P to run due timers: it searches. */
+    /** Must hold the scheduler lock. Timer sleeper {@code m} took an idle P to run due timers: it searches. */
     void becomeSpinner(Carrier m) {
+        assert lock.isHeldByCurrentThread();
         m.spinning = true;
         spinning.incrementAndGet();
     }

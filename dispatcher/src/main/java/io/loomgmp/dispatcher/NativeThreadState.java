@@ -22,7 +22,7 @@ import java.nio.file.Path;
  * one of the JVM's own locks whose holder the OS has descheduled. On a loaded machine those last
  * milliseconds, and treating them as blocking made sysmon hand off the Ps of computing carriers,
  * growing carriers exactly when CPU was short; so sysmon waits much longer before it believes a
- * futex wait ({@code Sysmon}).
+ * futex wait ({@link BlockedCheck#FUTEX_HANDOFF_AFTER_NANOS}).
  *
  * <p>An instance watches one thread through its {@code stat} and {@code wchan} files, kept open:
  * reading them again from offset 0 makes the kernel regenerate them, so a look costs one or two

@@ -177,6 +177,7 @@ final class ProcResize {
     /** Must hold the lock: activates Ps {@code [old, procs)}; {@code made} the new ones from {@code allocated} on. */
     private void grow(int old, int procs, Processor[] made) {
         Scheduling s = scheduling;
+        assert s.lock.isHeldByCurrentThread();
         int allocated = s.allocated;
         for (int i = 0; i < made.length; i++) {
             s.allp[allocated + i] = made[i];
@@ -203,6 +204,7 @@ final class ProcResize {
     /** Must hold the lock: retires Ps {@code [procs, old)}. */
     private void shrink(int procs, int old) {
         Scheduling s = scheduling;
+        assert s.lock.isHeldByCurrentThread();
         for (int i = procs; i < old; i++) {
             Processor p = s.allp[i];
             p.setRetired(true);
@@ -225,6 +227,7 @@ final class ProcResize {
      * Must hold the lock; from {@link Idle#putP}: retired {@code p} was given up by whoever had it.
      */
     void retiredGivenUp(Processor p) {
+        assert scheduling.lock.isHeldByCurrentThread();
         if (p.retiring) {
             p.retiring = false;
             retiring = retiring - 1;

@@ -2,6 +2,7 @@ package io.loomgmp.dispatcher;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A P: the right to run tasks, and the run queue that goes with it. There are exactly
@@ -145,6 +146,9 @@ final class Processor {
      */
     private LatencyRecorder latency;
 
+    /** The scheduler lock, for the asserts of the methods that must hold it; null for a P alone. */
+    private final ReentrantLock schedulerLock;
+
     /** A P alone, for tests of its parts. */
     Processor(int id) {
         this(id, null);
@@ -153,6 +157,7 @@ final class Processor {
     /** A P of {@code scheduling} (its timers tell it of cancels and of what their tasks throw). */
     Processor(int id, Scheduling scheduling) {
         this.id = id;
+        this.schedulerLock = scheduling == null ? null : scheduling.lock;
         this.timers = new TimerHeap(scheduling);
     }
 
@@ -189,12 +194,19 @@ final class Processor {
 
     /** Must hold the scheduler lock ({@link ProcResize}). */
     void setRetired(boolean retired) {
+        assert schedulerLockHeld();
         RETIRED.setOpaque(this, retired);
     }
 
     /** Must hold the scheduler lock: the writes are made under it, so a plain read is exact. */
     boolean isRetired() {
+        assert schedulerLockHeld();
         return retired;
+    }
+
+    /** For asserts: whether this thread holds the scheduler lock (always, for a P alone). */
+    private boolean schedulerLockHeld() {
+        return schedulerLock == null || schedulerLock.isHeldByCurrentThread();
     }
 
     /**

@@ -94,7 +94,7 @@ final class Retake implements AutoCloseable {
     /**
      * How soon sysmon looks again at outside work that waits with no P free, and how often a
      * nudge may cut its sleep short: {@link #GIVE_WAY_AFTER_NANOS} at first, doubled up to
-     * {@link #Sysmon.MAX_DELAY_NANOS} each time a look finds that a P took ready work within the last
+     * {@link Sysmon#MAX_DELAY_NANOS} each time a look finds that a P took ready work within the last
      * tenth of that (a server under steady load: nothing is stuck, and a look per millisecond was
      * a thousand wake-ups of sysmon a second for nothing), back to the least when a look finds
      * the lane taken from only longer ago (Ps that free up only as long tasks end: work waits

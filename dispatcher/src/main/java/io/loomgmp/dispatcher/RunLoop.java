@@ -504,6 +504,7 @@ final class RunLoop {
 
     /** Must hold the lock. {@code m} gives up its P, whose queue is empty. */
     private void release(Carrier m) {
+        assert scheduling.lock.isHeldByCurrentThread();
         Processor p = m.p;
         m.p = null;
         idle.putP(p);

@@ -12,7 +12,7 @@ import java.util.function.Function;
 
 /**
  * The scheduler's shared state (Go's {@code schedt}) and its entry points: {@link #submit} and
- * {@link #schedule}. Each protocol has one owner, which this class wires together:
+ * {@link Timers#schedule}. Each protocol has one owner, which this class wires together:
  *
  * <pre>
  * submit ──► runnext / local ring (submitter is on a carrier holding P)  ──┐

@@ -57,6 +57,7 @@ final class Shutdown {
      * put raced with close: terminates a closed scheduler that has become quiescent.
      */
     void signalIfQuiescent() {
+        assert scheduling.lock.isHeldByCurrentThread();
         if (closed && !terminated && isQuiescent()) {
             terminated = true;
             FlightRecording.unregister(scheduling);
@@ -74,6 +75,7 @@ final class Shutdown {
      * held and no resize under way ({@link ProcResize}), and no timer pending.
      */
     private boolean isQuiescent() {
+        assert scheduling.lock.isHeldByCurrentThread();
         return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty()
                 && scheduling.carriers.detached() == 0
                 && scheduling.resize.retiring() == 0 // a retired P still held may hold queued work

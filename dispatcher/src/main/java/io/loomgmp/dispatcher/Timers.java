@@ -249,6 +249,7 @@ final class Timers {
      * carrier sleeps for them, {@code m} will: it parks until the earliest one.
      */
     void offerSleep(Carrier m) {
+        assert scheduling.lock.isHeldByCurrentThread();
         if (sleeper == null) {
             long now = System.nanoTime();
             long delay = delay(now);
@@ -280,6 +281,7 @@ final class Timers {
      * the net below this: see {@code Retake.round}).
      */
     void passSleep(Carrier m) {
+        assert scheduling.lock.isHeldByCurrentThread();
         if (sleeper != m) {
             return;
         }

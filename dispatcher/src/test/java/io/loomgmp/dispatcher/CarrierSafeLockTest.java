@@ -2,7 +2,6 @@ package io.loomgmp.dispatcher;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A platform thread parks, as on any ReentrantLock.
  */
 class CarrierSafeLockTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void aVirtualThreadWaitingForTheLockStaysMounted() throws Exception {
@@ -32,8 +30,16 @@ class CarrierSafeLockTest {
             }
         });
         try {
+            // First the waiter must be inside lock(): a thread not yet started or not yet there
+            // is RUNNABLE too, which would pass what follows without testing the lock.
+            long reachBound = System.nanoTime() + Probe.BOUND.toNanos();
+            while (!inLock(waiter)) {
+                assertTrue(System.nanoTime() - reachBound < 0, "the virtual thread never reached lock()");
+                Thread.sleep(1);
+            }
             long until = System.nanoTime() + 200_000_000;
             while (System.nanoTime() - until < 0) {
+                assertTrue(inLock(waiter), "the waiter left lock() while the lock was held");
                 Thread.State state = waiter.getState();
                 assertEquals(Thread.State.RUNNABLE, state, "the waiting virtual thread left its carrier");
                 Thread.sleep(1);
@@ -42,8 +48,18 @@ class CarrierSafeLockTest {
         } finally {
             lock.unlock();
         }
-        waiter.join(BOUND.toMillis());
+        waiter.join(Probe.BOUND.toMillis());
         assertTrue(acquired.get(), "the virtual thread took the lock once it was free");
+    }
+
+    /** Whether {@code thread} is inside {@link CarrierSafeLock#lock()} (its stack, taken now, says so). */
+    private static boolean inLock(Thread thread) {
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getClassName().equals(CarrierSafeLock.class.getName()) && frame.getMethodName().equals("lock")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test
@@ -60,7 +76,7 @@ class CarrierSafeLockTest {
             }
         });
         try {
-            long until = System.nanoTime() + BOUND.toNanos();
+            long until = System.nanoTime() + Probe.BOUND.toNanos();
             while (waiter.getState() != Thread.State.WAITING) {
                 assertTrue(System.nanoTime() - until < 0, "the platform thread never parked");
                 Thread.sleep(1);
@@ -68,6 +84,6 @@ class CarrierSafeLockTest {
         } finally {
             lock.unlock();
         }
-        assertTrue(acquired.await(BOUND.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(acquired.await(Probe.BOUND.toSeconds(), TimeUnit.SECONDS));
     }
 }

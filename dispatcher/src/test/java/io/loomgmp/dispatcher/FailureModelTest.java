@@ -254,16 +254,16 @@ class FailureModelTest {
         // factory refuses the new carrier.
         s.execute(() -> {
             bothRunning.countDown();
-            awaitQuietly(bothRunning);
+            Probe.block(bothRunning);
             Probe.spin(Duration.ofSeconds(1));
         });
         s.execute(() -> {
             bothRunning.countDown();
-            awaitQuietly(bothRunning);
+            Probe.block(bothRunning);
             for (int i = 0; i < queued; i++) {
                 s.execute(queuedRan::countDown); // P0's ring
             }
-            awaitQuietly(release);
+            Probe.block(release);
         });
         try {
             Probe.awaitTrue(() -> factory.refused.get() > 0, BOUND, s, "a hand-off's carrier start to fail");
@@ -294,9 +294,9 @@ class FailureModelTest {
         });
         s.execute(() -> { // P0: queues a task behind itself and blocks
             bothRunning.countDown();
-            awaitQuietly(bothRunning);
+            Probe.block(bothRunning);
             s.execute(queuedRan::countDown);
-            awaitQuietly(release);
+            Probe.block(release);
         });
         try {
             Probe.awaitTrue(() -> factory.refused.get() > 0, BOUND, s, "the hand-off's carrier start to fail");
@@ -416,7 +416,12 @@ class FailureModelTest {
             }
         }));
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
+            long roundsBefore = s.scheduling.sysmon.rounds;
             HandoffTest.computeAndSubmit(s, Duration.ofSeconds(60));
+            long rounds = s.scheduling.sysmon.rounds - roundsBefore;
+            // At least 600 ms of computing at 10 ms or less between rounds: sysmon looked at
+            // the running tasks, so no hand-off is its decision, not its absence.
+            assertTrue(rounds >= 10, "sysmon looked at the computing Ps in only " + rounds + " rounds");
             assertEquals(0, s.snapshot().handoffs(), s.snapshot().toString());
         } finally {
             stop.set(true);
@@ -443,11 +448,4 @@ class FailureModelTest {
         }
     }
 
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 }

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +26,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * match what the scheduler did.
  */
 class FlightRecordingTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
+    /** Every kind of event the scheduler emits. */
+    private static final List<String> KINDS = List.of("loomgmp.Run", "loomgmp.Wake", "loomgmp.Steal", "loomgmp.Preempt",
+            "loomgmp.Handoff", "loomgmp.CarrierPark", "loomgmp.CarrierSpin", "loomgmp.SchedTrace");
+
+    /**
+     * The scheduler's events of {@code recording} by type, dumped to {@code file} again every
+     * 20 ms until each of {@link #KINDS} is there, SchedTrace of {@code scheduler} among them, or
+     * {@link #Probe.BOUND} has passed (then the caller's
+     * asserts say which kind is missing).
+     */
+    private static Map<String, List<RecordedEvent>> dumpUntilRecorded(Recording recording, Path file, String scheduler)
+            throws Exception {
+        long deadline = System.nanoTime() + Probe.BOUND.toNanos();
+        while (true) {
+            recording.dump(file);
+            Map<String, List<RecordedEvent>> byType = RecordingFile.readAllEvents(file).stream()
+                    .filter(e -> e.getEventType().getName().startsWith("loomgmp."))
+                    .collect(Collectors.groupingBy(e -> e.getEventType().getName()));
+            boolean all = byType.keySet().containsAll(KINDS) && byType.get("loomgmp.SchedTrace").stream()
+                    .anyMatch(e -> e.getString("scheduler").equals(scheduler));
+            if (all || System.nanoTime() - deadline > 0) {
+                return byType;
+            }
+            Thread.sleep(20);
+        }
+    }
 
     /** A task with a thread of its own (not started: only its id and state count), as a virtual thread's continuation has. */
     private record Labelled(Thread thread, Runnable body) implements Runnable {
@@ -48,6 +72,7 @@ class FlightRecordingTest {
     @Test
     void aTracingRecordingHoldsEveryEventKindWithTheSchedulersFigures() throws Exception {
         Path file = Files.createTempFile("gmp", ".jfr");
+        Map<String, List<RecordedEvent>> byType;
         Set<Long> carrierIds = ConcurrentHashMap.newKeySet();
         Labelled parent;
         long first;
@@ -58,7 +83,7 @@ class FlightRecordingTest {
             LoomSupport.taskThread(s, task -> task instanceof Labelled l ? l.thread() : null);
             try (Recording recording = new Recording(Settings.configuration(Settings.TRACE))) {
                 recording.start();
-                Probe.awaitTrue(() -> FlightRecording.on, BOUND, s, "the scheduler to see the recording");
+                Probe.awaitTrue(() -> FlightRecording.on, Probe.BOUND, s, "the scheduler to see the recording");
                 // Runs, wakes, steals: a task fills its P's ring and computes; the other P steals.
                 CountDownLatch fanned = new CountDownLatch(200);
                 Labelled[] children = new Labelled[200];
@@ -79,7 +104,7 @@ class FlightRecordingTest {
                 first = children[0].id();
                 last = children[children.length - 1].id();
                 s.execute(parent);
-                Probe.await(fanned, BOUND, s, "the fan-out");
+                Probe.await(fanned, Probe.BOUND, s, "the fan-out");
                 // Preemption: a runnext chain far longer than the 1 ms time slice and than sysmon's
                 // longest sleep (10 ms), which it backs off to after the fan-out's short tasks.
                 CountDownLatch chained = new CountDownLatch(1);
@@ -94,7 +119,7 @@ class FlightRecordingTest {
                     }
                 };
                 s.execute(chain[0]);
-                Probe.await(chained, BOUND, s, "the runnext chain");
+                Probe.await(chained, Probe.BOUND, s, "the runnext chain");
                 // A hand-off: one carrier parked inside a task while work waits.
                 CountDownLatch release = new CountDownLatch(1);
                 CountDownLatch blocking = new CountDownLatch(2);
@@ -102,25 +127,22 @@ class FlightRecordingTest {
                     s.execute(() -> {
                         carrierIds.add(Thread.currentThread().threadId());
                         blocking.countDown();
-                        await(release);
+                        Probe.block(release);
                     });
                 }
-                Probe.await(blocking, BOUND, s, "both Ps blocked");
+                Probe.await(blocking, Probe.BOUND, s, "both Ps blocked");
                 CountDownLatch probe = new CountDownLatch(1);
                 s.execute(probe::countDown);
-                Probe.await(probe, BOUND, s, "the probe behind the blocked carriers");
+                Probe.await(probe, Probe.BOUND, s, "the probe behind the blocked carriers");
                 release.countDown();
-                Thread.sleep(50); // a few SchedTrace periods (10 ms in the tracing settings)
-                recording.dump(file);
+                // The carriers park and SchedTrace (every 10 ms) comes once they are idle: dumped
+                // until every kind is there, not after a guessed sleep.
+                byType = dumpUntilRecorded(recording, file, "jfrtest");
             }
+        } finally {
+            Files.deleteIfExists(file);
         }
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
-        Files.delete(file);
-        Map<String, List<RecordedEvent>> byType = events.stream()
-                .filter(e -> e.getEventType().getName().startsWith("loomgmp."))
-                .collect(Collectors.groupingBy(e -> e.getEventType().getName()));
-        for (String type : List.of("loomgmp.Run", "loomgmp.Wake", "loomgmp.Steal", "loomgmp.Preempt",
-                "loomgmp.Handoff", "loomgmp.CarrierPark", "loomgmp.CarrierSpin", "loomgmp.SchedTrace")) {
+        for (String type : KINDS) {
             assertTrue(byType.containsKey(type), type + " recorded; got " + byType.keySet());
             assertEquals(List.of("loom-gmp"), byType.get(type).getFirst().getEventType().getCategoryNames().subList(0, 1));
         }
@@ -176,17 +198,17 @@ class FlightRecordingTest {
                 .latencySample(1).build()) {
             try (Recording recording = new Recording(Settings.configuration(Settings.TRACE))) {
                 recording.start();
-                Probe.awaitTrue(() -> FlightRecording.on, BOUND, s, "the scheduler to see the recording");
+                Probe.awaitTrue(() -> FlightRecording.on, Probe.BOUND, s, "the scheduler to see the recording");
                 CountDownLatch ran = new CountDownLatch(1);
                 s.execute(() -> {
                     s.submit(ran::countDown, Placement.RUNNEXT); // waits in runnext behind this task
                     Probe.spin(wait);
                 });
-                Probe.await(ran, BOUND, s, "the hand-off");
+                Probe.await(ran, Probe.BOUND, s, "the hand-off");
                 last = s.snapshot();
                 // Until a period has covered both samples: JFR's periodic thread may run late on a loaded machine.
                 Probe.awaitTrue(() -> FlightRecording.latencyEmitted(s.scheduling) != null
-                                && FlightRecording.latencyEmitted(s.scheduling).all().count() == 2, BOUND, s,
+                                && FlightRecording.latencyEmitted(s.scheduling).all().count() == 2, Probe.BOUND, s,
                         "a LatencyTotals period covering both tasks");
                 recording.stop();
                 recording.dump(file);
@@ -217,11 +239,4 @@ class FlightRecordingTest {
                 "sources without samples in a period are left out");
     }
 
-    private static void await(CountDownLatch latch) {
-        try {
-            assertTrue(latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS));
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
-    }
 }

@@ -20,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class GiveWayTest {
 
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void outsideWorkBehindALongTaskWaitsAMillisecondThenTheTaskGivesWay() {
@@ -30,7 +29,7 @@ class GiveWayTest {
             CountDownLatch ran = new CountDownLatch(1);
             AtomicLong submittedAt = new AtomicLong();
             AtomicLong gaveWayAt = new AtomicLong();
-            long until = System.nanoTime() + BOUND.toNanos();
+            long until = System.nanoTime() + Probe.BOUND.toNanos();
             Runnable[] hog = new Runnable[1];
             hog[0] = () -> {
                 if (Probe.computeUntilAskedToYield(() -> ran.getCount() == 0, until)) {
@@ -43,13 +42,13 @@ class GiveWayTest {
                 started.countDown();
                 hog[0].run();
             });
-            Probe.await(started, BOUND, s, "the long task");
+            Probe.await(started, Probe.BOUND, s, "the long task");
             // Long after the P last took ready work (the long task itself), so that only the
             // work's own wait can hold the give-way back.
             sleep(50);
             submittedAt.set(System.nanoTime());
             s.execute(ran::countDown); // from a platform thread: the global ready lane
-            Probe.await(ran, BOUND, s, "the outside work beside the long task");
+            Probe.await(ran, Probe.BOUND, s, "the outside work beside the long task");
             long waited = gaveWayAt.get() - submittedAt.get();
             assertTrue(gaveWayAt.get() != 0, "the long task never gave way\n" + s.snapshot());
             // A lower bound only: sysmon may be late on a loaded machine, never early.
@@ -71,7 +70,7 @@ class GiveWayTest {
             AtomicLong longStartedAt = new AtomicLong();
             AtomicLong gaveWayAt = new AtomicLong();
             AtomicInteger shortRanFirst = new AtomicInteger();
-            long until = System.nanoTime() + BOUND.toNanos();
+            long until = System.nanoTime() + Probe.BOUND.toNanos();
             Runnable[] longTask = new Runnable[1];
             longTask[0] = () -> {
                 longStartedAt.compareAndSet(0, System.nanoTime());
@@ -88,7 +87,7 @@ class GiveWayTest {
                     Thread.onSpinWait();
                 }
             });
-            Probe.await(blocking, BOUND, s, "the blocker");
+            Probe.await(blocking, Probe.BOUND, s, "the blocker");
             s.execute(longTask[0]);
             for (int i = 0; i < shortTasks; i++) {
                 s.execute(() -> {
@@ -99,7 +98,7 @@ class GiveWayTest {
                 });
             }
             release.set(true);
-            Probe.await(ran, BOUND, s, "the short tasks batched behind the long one");
+            Probe.await(ran, Probe.BOUND, s, "the short tasks batched behind the long one");
             assertEquals(0, shortRanFirst.get(), "the batch did not start with the long task: the test set-up failed\n" + s.snapshot());
             assertTrue(gaveWayAt.get() != 0, "the long task never gave way to the batch behind it\n" + s.snapshot());
             long waited = gaveWayAt.get() - longStartedAt.get();
@@ -118,7 +117,7 @@ class GiveWayTest {
             AtomicInteger gaveWay = new AtomicInteger();
             long start = System.nanoTime();
             long alone = Duration.ofMillis(100).toNanos(); // twenty slices with nothing else to run
-            long until = start + BOUND.toNanos();
+            long until = start + Probe.BOUND.toNanos();
             boolean[] queued = new boolean[1];
             Runnable[] task = new Runnable[1];
             task[0] = () -> {
@@ -139,7 +138,7 @@ class GiveWayTest {
                 }
             };
             s.execute(task[0]);
-            Probe.await(ran, BOUND, s, "the task queued behind the long one");
+            Probe.await(ran, Probe.BOUND, s, "the task queued behind the long one");
             assertEquals(0, askedAlone.get(), "asked to give way while nothing else waited\n" + s.snapshot());
             assertEquals(1, gaveWay.get(), "the long task gave way to the queued one\n" + s.snapshot());
         }

@@ -10,7 +10,6 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -24,7 +23,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The MXBean of a local scheduler, read the way JConsole reads it: through the platform MBean server. */
 class GmpSchedulerMXBeansTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
     private static final MBeanServer SERVER = ManagementFactory.getPlatformMBeanServer();
 
     @Test
@@ -39,12 +37,12 @@ class GmpSchedulerMXBeansTest {
             for (int i = 0; i < tasks; i++) {
                 s.execute(done::countDown);
             }
-            Probe.await(done, BOUND, s, "the tasks");
+            Probe.await(done, Probe.BOUND, s, "the tasks");
             // Quiescent: every P and every carrier idle, so the figures stand still while read.
             Probe.awaitTrue(() -> {
                 SchedulerSnapshot now = s.snapshot();
                 return now.idleProcs() == 2 && now.idleCarriers() == now.carriers();
-            }, BOUND, s, "every P and carrier idle");
+            }, Probe.BOUND, s, "every P and carrier idle");
 
             SchedulerSnapshot snapshot = s.snapshot();
             Map<String, Object> attributes = new HashMap<>();
@@ -136,19 +134,19 @@ class GmpSchedulerMXBeansTest {
                 s.submit(done::countDown, Placement.RUNNEXT);   // runnext
                 queued.countDown();
                 // The one P stays busy: nothing can run the three until this task ends.
-                long deadline = System.nanoTime() + BOUND.toNanos();
+                long deadline = System.nanoTime() + Probe.BOUND.toNanos();
                 while (release.getCount() > 0 && System.nanoTime() - deadline < 0) {
                     Thread.onSpinWait();
                 }
             });
-            Probe.await(queued, BOUND, s, "three tasks queued");
+            Probe.await(queued, Probe.BOUND, s, "three tasks queued");
             try {
                 assertArrayEquals(new int[] {3}, (int[]) SERVER.getAttribute(name, "LocalQueueLengths"));
                 assertEquals(3, SERVER.getAttribute(name, "LocalQueueLength"));
             } finally {
                 release.countDown();
             }
-            Probe.await(done, BOUND, s, "the queued tasks");
+            Probe.await(done, Probe.BOUND, s, "the queued tasks");
         }
     }
 
@@ -165,15 +163,15 @@ class GmpSchedulerMXBeansTest {
                 queued.countDown();
                 // Spins rather than waits: a task blocked with work queued behind it would have
                 // its P handed off by sysmon, and the P would then run the queued tasks.
-                long deadline = System.nanoTime() + BOUND.toNanos();
+                long deadline = System.nanoTime() + Probe.BOUND.toNanos();
                 while (release.getCount() > 0 && System.nanoTime() - deadline < 0) {
                     Thread.onSpinWait();
                 }
             });
-            Probe.await(queued, BOUND, s, "two tasks queued");
+            Probe.await(queued, Probe.BOUND, s, "two tasks queued");
             try {
                 // Sysmon looks at a busy P at least every 10 ms; until its first look the time is 0.
-                Probe.awaitTrue(() -> s.snapshot().processors().getFirst().runningNanos() > 0, BOUND, s,
+                Probe.awaitTrue(() -> s.snapshot().processors().getFirst().runningNanos() > 0, Probe.BOUND, s,
                         "sysmon to see the task running");
                 CompositeData[] processors = (CompositeData[]) SERVER.getAttribute(name, "Processors");
                 assertEquals(1, processors.length);
@@ -192,7 +190,7 @@ class GmpSchedulerMXBeansTest {
             } finally {
                 release.countDown();
             }
-            Probe.await(done, BOUND, s, "the queued tasks");
+            Probe.await(done, Probe.BOUND, s, "the queued tasks");
         }
     }
 

@@ -18,7 +18,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class GmpSchedulerTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void defaults() {
@@ -47,21 +46,21 @@ class GmpSchedulerTest {
         for (int i = 0; i < 100; i++) {
             s.execute(ran::countDown);
         }
-        Probe.await(ran, BOUND, s, "100 tasks to run");
+        Probe.await(ran, Probe.BOUND, s, "100 tasks to run");
         // More carriers than Ps, so that some are spare and wait out their keep-alive.
         CountDownLatch blocked = new CountDownLatch(1);
         for (int i = 0; i < 3; i++) {
             s.execute(() -> {
                 try {
-                    blocked.await(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS); // blocks the carrier
+                    blocked.await(Probe.BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS); // blocks the carrier
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             });
         }
-        Probe.awaitTrue(() -> s.snapshot().handoffs() > 0 || s.snapshot().carriers() > 2, BOUND, s, "a spare carrier");
+        Probe.awaitTrue(() -> s.snapshot().handoffs() > 0 || s.snapshot().carriers() > 2, Probe.BOUND, s, "a spare carrier");
         blocked.countDown();
-        Probe.closeWithin(s, BOUND);
+        Probe.closeWithin(s, Probe.BOUND);
         assertEquals(0, s.snapshot().failures(), reports.all.toString());
         assertTrue(reports.all.isEmpty(), reports.all.toString());
     }
@@ -101,7 +100,7 @@ class GmpSchedulerTest {
                 seen.set(Thread.currentThread());
                 done.countDown();
             });
-            Probe.await(done, BOUND, s, "the task");
+            Probe.await(done, Probe.BOUND, s, "the task");
             Thread carrier = seen.get();
             assertTrue(carrier.getName().matches("pool-M\\d+"), carrier.getName());
             assertTrue(carrier.isDaemon());
@@ -125,7 +124,7 @@ class GmpSchedulerTest {
                 ran.incrementAndGet();
             });
         }
-        Probe.closeWithin(s, BOUND);
+        Probe.closeWithin(s, Probe.BOUND);
         assertEquals(4_000, ran.get(), "close() returns only after the queued work and its children ran");
         assertTrue(s.isClosed());
         RejectedExecutionException e = assertThrows(RejectedExecutionException.class, () -> s.execute(() -> { }));
@@ -140,7 +139,14 @@ class GmpSchedulerTest {
     @Test
     void closeOfAnIdleSchedulerReturnsAtOnce() {
         GmpScheduler s = GmpScheduler.builder().procs(2).build();
-        s.close();
+        CountDownLatch ran = new CountDownLatch(2);
+        s.execute(ran::countDown); // carriers started, then parked idle: close must wake them, not wait out
+        s.execute(ran::countDown); // their keep-alive (30 s) or sysmon's longest sleep
+        Probe.await(ran, Probe.BOUND, s, "two tasks");
+        Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, Probe.BOUND, s, "both Ps idle");
+        Probe.closeWithin(s, Duration.ofSeconds(5)); // a bound a loaded machine meets; keep-alive is 30 s
+        assertTrue(s.isClosed());
+        assertEquals(0, s.snapshot().carriers());
         assertThrows(RejectedExecutionException.class, () -> s.execute(() -> { }));
     }
 
@@ -152,7 +158,7 @@ class GmpSchedulerTest {
             s.close();
             closed.countDown();
         });
-        Probe.await(closed, BOUND, s, "close() from a task to return");
+        Probe.await(closed, Probe.BOUND, s, "close() from a task to return");
         assertTrue(s.isClosed());
         s.close(); // from outside: now waits for quiescence and stops the carriers
         assertEquals(0, s.snapshot().carriers());
@@ -179,10 +185,10 @@ class GmpSchedulerTest {
                 carrierAfter.set(Thread.currentThread());
                 after.countDown();
             });
-            Probe.await(after, BOUND, s, "the task after the failures");
+            Probe.await(after, Probe.BOUND, s, "the task after the failures");
             // On a loaded machine a carrier printing the failing handler's trace can block long
             // enough for sysmon to hand its P off: the reports may then come from two carriers.
-            Probe.awaitTrue(() -> failures.size() == 3, BOUND, s, "three reports");
+            Probe.awaitTrue(() -> failures.size() == 3, Probe.BOUND, s, "three reports");
             assertEquals(Set.of(IllegalArgumentException.class, IllegalStateException.class, StackOverflowError.class),
                     Set.copyOf(failures.stream().map(Object::getClass).toList()));
             for (Thread carrier : failedOn) {
@@ -204,7 +210,7 @@ class GmpSchedulerTest {
                     s.submit(done::countDown, Placement.RUNNEXT);
                 }
             });
-            Probe.await(done, BOUND, s, "the children");
+            Probe.await(done, Probe.BOUND, s, "the children");
             SchedulerSnapshot snap = s.snapshot();
             assertEquals(0, snap.runnextHits(), snap.toString());
             assertEquals(101, snap.globalGrabs() + snap.fairnessTickGrabs(), snap.toString());
@@ -217,7 +223,7 @@ class GmpSchedulerTest {
                     s.submit(done::countDown, Placement.RUNNEXT);
                 }
             });
-            Probe.await(done, BOUND, s, "the children");
+            Probe.await(done, Probe.BOUND, s, "the children");
             assertEquals(1, s.snapshot().runnextHits(), "the last one stays in runnext, the others were displaced");
             assertEquals(99, s.snapshot().localPops());
         }
@@ -247,14 +253,14 @@ class GmpSchedulerTest {
                 }
                 queued.countDown();
             });
-            Probe.await(started, BOUND, s, "the blocking task to start");
+            Probe.await(started, Probe.BOUND, s, "the blocking task to start");
             SchedulerSnapshot busy = s.snapshot();
             assertTrue(busy.idleProcs() <= 1, busy.toString());
             assertTrue(busy.carriers() >= 1, busy.toString());
             assertTrue(busy.schedtraceLine(5).startsWith("SCHED 5ms: gomaxprocs=2 idleprocs="), busy.schedtraceLine(5));
             release.countDown();
-            Probe.await(queued, BOUND, s, "the task to end");
-            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "both Ps idle again");
+            Probe.await(queued, Probe.BOUND, s, "the task to end");
+            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, Probe.BOUND, s, "both Ps idle again");
             assertEquals(1, s.snapshot().tasksRun());
             String line = s.snapshot().schedtraceLine(7);
             assertTrue(line.matches("SCHED 7ms: .* \\[0 0] latp50=\\d+(\\.\\d)?(us|ms|s) latp99=\\d+(\\.\\d)?(us|ms|s)"),
@@ -285,11 +291,11 @@ class GmpSchedulerTest {
             CountDownLatch started = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             s.execute(new Holder(started, release));
-            Probe.await(started, BOUND, s, "the holding task to start");
+            Probe.await(started, Probe.BOUND, s, "the holding task to start");
             try {
                 // Sysmon looks at a busy P at least every 10 ms; until its first look the time is 0.
                 Probe.awaitTrue(() -> runningP(s.snapshot()) != null && runningP(s.snapshot()).runningNanos() > 0,
-                        BOUND, s, "sysmon to see the task running");
+                        Probe.BOUND, s, "sysmon to see the task running");
                 long before = System.nanoTime();
                 SchedulerSnapshot.ProcessorSnapshot first = runningP(s.snapshot());
                 assertEquals("running", first.state(), first.toString());
@@ -306,7 +312,7 @@ class GmpSchedulerTest {
             } finally {
                 release.countDown();
             }
-            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "both Ps idle again");
+            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, Probe.BOUND, s, "both Ps idle again");
             for (SchedulerSnapshot.ProcessorSnapshot p : s.snapshot().processors()) {
                 assertEquals("idle", p.state());
                 assertEquals(null, p.running());
@@ -338,7 +344,7 @@ class GmpSchedulerTest {
                     Thread.currentThread().interrupt();
                 }
             });
-            Probe.await(started, BOUND, s, "the holding task to start");
+            Probe.await(started, Probe.BOUND, s, "the holding task to start");
             try {
                 SchedulerSnapshot.ProcessorSnapshot p = s.snapshot().processors().getFirst();
                 assertEquals("VT " + worker.threadId() + " worker-7", p.running());

@@ -24,7 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * check behaviour, not speed.
  */
 class HandoffTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void aTaskQueuedBehindAParkedCarrierRunsOnAnotherCarrier() {
@@ -33,22 +32,22 @@ class HandoffTest {
             CountDownLatch blocked = new CountDownLatch(1);
             s.execute(() -> {
                 blocked.countDown();
-                awaitUninterruptibly(release); // the carrier is WAITING inside the task
+                Probe.block(release); // the carrier is WAITING inside the task
             });
-            Probe.await(blocked, BOUND, s, "the blocking task to start");
+            Probe.await(blocked, Probe.BOUND, s, "the blocking task to start");
             CountDownLatch probe = new CountDownLatch(1);
             s.execute(probe::countDown);
-            Probe.await(probe, BOUND, s, "the probe behind the blocked carrier");
+            Probe.await(probe, Probe.BOUND, s, "the probe behind the blocked carrier");
             SchedulerSnapshot during = s.snapshot();
             assertEquals(1, during.handoffs(), during.toString());
             assertEquals(1, during.blockedCarriers(), during.toString());
             assertTrue(during.carriers() >= 2, during.toString());
 
             release.countDown();
-            Probe.awaitTrue(() -> s.snapshot().blockedCarriers() == 0, BOUND, s, "the blocked carrier to come back");
+            Probe.awaitTrue(() -> s.snapshot().blockedCarriers() == 0, Probe.BOUND, s, "the blocked carrier to come back");
             CountDownLatch after = new CountDownLatch(1);
             s.execute(after::countDown);
-            Probe.await(after, BOUND, s, "a task after the hand-off");
+            Probe.await(after, Probe.BOUND, s, "a task after the hand-off");
         }
     }
 
@@ -69,13 +68,13 @@ class HandoffTest {
                 }
                 readReturned.countDown();
             });
-            Probe.await(reading, BOUND, s, "the reading task to start");
+            Probe.await(reading, Probe.BOUND, s, "the reading task to start");
             CountDownLatch probe = new CountDownLatch(1);
             s.execute(probe::countDown);
-            Probe.await(probe, BOUND, s, "the probe behind the carrier blocked in read()");
+            Probe.await(probe, Probe.BOUND, s, "the probe behind the carrier blocked in read()");
             assertEquals(1, s.snapshot().handoffs(), s.snapshot().toString());
             silent.destroyForcibly();
-            Probe.await(readReturned, BOUND, s, "the read to return");
+            Probe.await(readReturned, Probe.BOUND, s, "the read to return");
         } finally {
             silent.destroyForcibly();
         }
@@ -87,7 +86,7 @@ class HandoffTest {
         // are not blocked: sysmon looks at whether they block (their tasks outlast its "too
         // young to tell" cut-off) and must leave their Ps alone.
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
-            computeAndSubmit(s, BOUND);
+            computeAndSubmit(s, Probe.BOUND);
             assertTrue(s.scheduling.sysmon.retake.blockedChecks > 0, "sysmon never looked at whether a carrier blocks\n" + s.snapshot());
             assertEquals(0, s.snapshot().handoffs(), s.snapshot().toString());
         }
@@ -138,7 +137,7 @@ class HandoffTest {
                     done.countDown();
                 });
             }
-            Probe.await(done, BOUND, s, "every blocked task");
+            Probe.await(done, Probe.BOUND, s, "every blocked task");
             watching.set(false);
             watcher.join();
             SchedulerSnapshot afterWork = s.snapshot();
@@ -146,10 +145,10 @@ class HandoffTest {
             assertTrue(mostAlive.get() <= maxCarriers, mostAlive.get() + " carrier threads alive at once");
             assertTrue(carriersSeen.size() > procs, "no carrier compensation: " + afterWork);
             assertTrue(afterWork.handoffs() > 0, afterWork.toString());
-            Probe.awaitTrue(() -> s.snapshot().carriers() == procs, BOUND, s,
+            Probe.awaitTrue(() -> s.snapshot().carriers() == procs, Probe.BOUND, s,
                     "spare carriers to retire after the keep-alive");
             // A retired carrier leaves the count under the lock, then its thread ends.
-            Probe.awaitTrue(() -> carriersSeen.stream().filter(Thread::isAlive).count() == procs, BOUND, s,
+            Probe.awaitTrue(() -> carriersSeen.stream().filter(Thread::isAlive).count() == procs, Probe.BOUND, s,
                     "the retired carriers' threads to end");
         }
     }
@@ -160,37 +159,28 @@ class HandoffTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger ran = new AtomicInteger();
         s.execute(() -> {
-            awaitUninterruptibly(release);
+            Probe.block(release);
             s.execute(ran::incrementAndGet); // submitted by the detached carrier while closing
         });
         CountDownLatch probe = new CountDownLatch(1);
         s.execute(probe::countDown);
-        Probe.await(probe, BOUND, s, "the probe behind the blocked carrier");
+        Probe.await(probe, Probe.BOUND, s, "the probe behind the blocked carrier");
         Thread closer = Thread.ofPlatform().start(s::close);
-        Probe.awaitTrue(s::isClosed, BOUND, s, "close() to begin");
+        Probe.awaitTrue(s::isClosed, Probe.BOUND, s, "close() to begin");
         release.countDown();
-        Probe.closeWithin(s, BOUND);
+        Probe.closeWithin(s, Probe.BOUND);
         assertTrue(!closer.isAlive() || joined(closer), "close() returned");
         assertEquals(1, ran.get(), "the task submitted by the detached carrier ran before termination");
     }
 
     private static boolean joined(Thread thread) {
         try {
-            return thread.join(BOUND);
+            return thread.join(Probe.BOUND);
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
     }
 
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        try {
-            if (!latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new AssertionError("test latch not released");
-            }
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
-    }
 
     private static void sleepUninterruptibly(Duration duration) {
         try {
@@ -215,9 +205,9 @@ class HandoffTest {
             CountDownLatch blocked = new CountDownLatch(1);
             s.execute(() -> {
                 blocked.countDown();
-                awaitUninterruptibly(release);
+                Probe.block(release);
             });
-            Probe.await(blocked, BOUND, s, "B blocking its carrier");
+            Probe.await(blocked, Probe.BOUND, s, "B blocking its carrier");
             CountDownLatch fired = new CountDownLatch(1);
             java.util.concurrent.atomic.AtomicLong late = new java.util.concurrent.atomic.AtomicLong(-1);
             AtomicBoolean stop = new AtomicBoolean();
@@ -233,7 +223,7 @@ class HandoffTest {
                 }
             });
             try {
-                Probe.await(fired, BOUND, s, "the timer behind W");
+                Probe.await(fired, Probe.BOUND, s, "the timer behind W");
                 assertTrue(late.get() < 1_000_000_000L, "the timer fired " + late.get() / 1_000_000
                         + " ms late, as if it waited for W\n" + s.snapshot());
             } finally {
@@ -259,16 +249,16 @@ class HandoffTest {
             for (int i = 0; i < 2; i++) {
                 s.execute(() -> {
                     both.countDown();
-                    awaitUninterruptibly(go);
+                    Probe.block(go);
                 });
             }
-            Probe.await(both, BOUND, s, "two carriers");
+            Probe.await(both, Probe.BOUND, s, "two carriers");
             go.countDown();
-            Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2 && s.snapshot().idleProcs() == 2, BOUND, s,
+            Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2 && s.snapshot().idleProcs() == 2, Probe.BOUND, s,
                     "both carriers parked");
             java.util.concurrent.Future<?> far = s.schedule(() -> { }, TimeUnit.HOURS.toNanos(1));
             Probe.awaitTrue(() -> s.scheduling.timers.sleeper() != null && s.snapshot().idleCarriers() == 2,
-                    BOUND, s, "a timer sleeper, parked");
+                    Probe.BOUND, s, "a timer sleeper, parked");
             Carrier sleeper = s.scheduling.timers.sleeper();
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch hold = new CountDownLatch(1);
@@ -286,14 +276,14 @@ class HandoffTest {
                 assertEquals(sleeper, reserved.parked());
                 scheduling.global.putReady(() -> { // the long task, for whoever holds a P next
                     running.countDown();
-                    awaitUninterruptibly(hold);
+                    Probe.block(hold);
                 });
                 scheduling.idle.handTo(reserved, p, false);
-                Probe.await(running, BOUND, s, "the old sleeper's long task");
+                Probe.await(running, Probe.BOUND, s, "the old sleeper's long task");
                 Probe.awaitTrue(() -> {
                     Carrier now = s.scheduling.timers.sleeper();
                     return now != null && now != sleeper;
-                }, BOUND, s, "the other carrier sleeping for the timer");
+                }, Probe.BOUND, s, "the other carrier sleeping for the timer");
             } finally {
                 hold.countDown();
                 far.cancel(false); // close() would wait for it
@@ -318,10 +308,10 @@ class HandoffTest {
             Thread holder = Thread.ofPlatform().start(() -> {
                 synchronized (lock) {
                     holding.countDown();
-                    awaitUninterruptibly(bRan); // released only once B has run
+                    Probe.block(bRan); // released only once B has run
                 }
             });
-            Probe.await(holding, BOUND, s, "the platform thread holding the monitor");
+            Probe.await(holding, Probe.BOUND, s, "the platform thread holding the monitor");
             long start = System.nanoTime();
             s.execute(() -> {
                 s.execute(bRan::countDown); // B, behind A on the one P
@@ -329,7 +319,7 @@ class HandoffTest {
                     aEntered.countDown();
                 }
             });
-            Probe.await(aEntered, BOUND, s, "A entering the monitor, once B ran on a carrier A's P was handed to");
+            Probe.await(aEntered, Probe.BOUND, s, "A entering the monitor, once B ran on a carrier A's P was handed to");
             long took = System.nanoTime() - start;
             assertTrue(s.snapshot().handoffs() >= 1, s.snapshot().toString());
             assertTrue(took >= BlockedCheck.FUTEX_HANDOFF_AFTER_NANOS, "handed off before a monitor wait counts: " + took);
@@ -356,12 +346,12 @@ class HandoffTest {
                 lock.lock();
                 try {
                     holding.countDown();
-                    awaitUninterruptibly(bRan); // released only once B has run
+                    Probe.block(bRan); // released only once B has run
                 } finally {
                     lock.unlock();
                 }
             });
-            Probe.await(holding, BOUND, s, "the platform thread holding the lock");
+            Probe.await(holding, Probe.BOUND, s, "the platform thread holding the lock");
             s.execute(() -> {
                 s.execute(bRan::countDown); // B, behind A on the one P
                 lock.lock(); // A waits on its carrier
@@ -371,7 +361,7 @@ class HandoffTest {
                     lock.unlock();
                 }
             });
-            Probe.await(aLocked, BOUND, s, "A taking the lock, once B ran on a carrier A's P was handed to");
+            Probe.await(aLocked, Probe.BOUND, s, "A taking the lock, once B ran on a carrier A's P was handed to");
             assertTrue(s.snapshot().handoffs() >= 1, s.snapshot().toString());
             holder.join();
         }

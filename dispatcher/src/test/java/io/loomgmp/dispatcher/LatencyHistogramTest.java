@@ -165,7 +165,7 @@ class LatencyHistogramTest {
         for (int i = 0; i < ps; i++) {
             int p = i;
             writers.add(Thread.ofPlatform().start(() -> {
-                await(start);
+                Probe.block(start);
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 long total = 0;
                 for (int k = 0; k < perP; k++) {
@@ -179,7 +179,7 @@ class LatencyHistogramTest {
         }
         AtomicReference<String> violation = new AtomicReference<>();
         Thread reader = Thread.ofPlatform().start(() -> {
-            await(start);
+            Probe.block(start);
             long lastCount = 0;
             while (writers.stream().anyMatch(Thread::isAlive) && violation.get() == null) {
                 LatencyHistogram now = sum(recorders, RunSource.LOCAL);
@@ -240,11 +240,4 @@ class LatencyHistogramTest {
         return new LatencyHistogram(counts[source.ordinal()], totals[source.ordinal()], maxima[source.ordinal()]);
     }
 
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 }

@@ -17,7 +17,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lost still runs. Every bound is a lower one, or generous: the machine may be loaded.
  */
 class LatencyTotalsTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
     /** How long the tests keep work waiting: far above any scheduling noise, so a lower bound holds. */
     private static final long WAIT_NANOS = Duration.ofMillis(200).toNanos();
 
@@ -32,9 +31,9 @@ class LatencyTotalsTest {
             } finally {
                 blockers.release();
             }
-            Probe.await(ran, BOUND, s, "the task behind the blockers");
+            Probe.await(ran, Probe.BOUND, s, "the task behind the blockers");
             long waitedAtLeast = WAIT_NANOS;
-            Probe.awaitTrue(() -> s.snapshot().latency().all().count() == 3, BOUND, s,
+            Probe.awaitTrue(() -> s.snapshot().latency().all().count() == 3, Probe.BOUND, s,
                     "three samples: the two blockers and the task");
             LatencyTotals latency = s.snapshot().latency();
             LatencyHistogram global = latency.source("global");
@@ -57,8 +56,8 @@ class LatencyTotalsTest {
                 s.submit(ran::countDown, Placement.RUNNEXT);
                 Probe.spin(Duration.ofNanos(WAIT_NANOS));
             });
-            Probe.await(ran, BOUND, s, "the hand-off");
-            Probe.awaitTrue(() -> s.snapshot().latency().all().count() == 2, BOUND, s, "both tasks timed");
+            Probe.await(ran, Probe.BOUND, s, "the hand-off");
+            Probe.awaitTrue(() -> s.snapshot().latency().all().count() == 2, Probe.BOUND, s, "both tasks timed");
             LatencyTotals latency = s.snapshot().latency();
             assertEquals(1, latency.source("runnext").count(), latency.toString());
             assertTrue(latency.source("runnext").maxNanos() >= WAIT_NANOS, latency.source("runnext").toString());
@@ -78,8 +77,8 @@ class LatencyTotalsTest {
                 s.schedule(() -> s.submit(ran::countDown, Placement.RUNNEXT), dueAfter); // this P's heap
                 Probe.spin(Duration.ofNanos(WAIT_NANOS));
             });
-            Probe.await(ran, BOUND, s, "the timer's task");
-            Probe.awaitTrue(() -> s.snapshot().latency().source("timer").count() == 1, BOUND, s, "the timer's task timed");
+            Probe.await(ran, Probe.BOUND, s, "the timer's task");
+            Probe.awaitTrue(() -> s.snapshot().latency().source("timer").count() == 1, Probe.BOUND, s, "the timer's task timed");
             LatencyHistogram timer = s.snapshot().latency().source("timer");
             assertTrue(timer.maxNanos() >= WAIT_NANOS - dueAfter, "late by the rest of the busy task: " + timer);
             assertEquals(0, s.snapshot().latency().source("runnext").count(), "a timer's task is not counted twice");
@@ -94,15 +93,15 @@ class LatencyTotalsTest {
             int chain = 200;
             CountDownLatch chained = new CountDownLatch(1);
             s.execute(() -> link(s, chain, chained));
-            Probe.await(chained, BOUND, s, "the runnext chain");
+            Probe.await(chained, Probe.BOUND, s, "the runnext chain");
             int outside = 20;
             for (int i = 0; i < outside; i++) {
                 CountDownLatch ran = new CountDownLatch(1);
                 s.execute(ran::countDown);
-                Probe.await(ran, BOUND, s, "task " + i);
+                Probe.await(ran, Probe.BOUND, s, "task " + i);
             }
             long tasks = chain + 1 + outside;
-            Probe.awaitTrue(() -> s.snapshot().tasksRun() == tasks, BOUND, s, "every task run");
+            Probe.awaitTrue(() -> s.snapshot().tasksRun() == tasks, Probe.BOUND, s, "every task run");
             assertEquals(tasks, s.snapshot().latency().all().count(), s.snapshot().toString());
         }
     }
@@ -112,7 +111,7 @@ class LatencyTotalsTest {
         try (GmpScheduler s = GmpScheduler.builder().procs(2).name("lat-off").latencySample(0).build()) {
             CountDownLatch chained = new CountDownLatch(1);
             s.execute(() -> link(s, 100, chained));
-            Probe.await(chained, BOUND, s, "the runnext chain");
+            Probe.await(chained, Probe.BOUND, s, "the runnext chain");
             SchedulerSnapshot snapshot = s.snapshot();
             assertEquals(0, snapshot.latency().all().count());
             assertEquals(0, snapshot.latency().sampleEvery());
@@ -128,7 +127,7 @@ class LatencyTotalsTest {
             int chain = 8_000;
             CountDownLatch chained = new CountDownLatch(1);
             s.execute(() -> link(s, chain, chained));
-            Probe.await(chained, BOUND, s, "the runnext chain");
+            Probe.await(chained, Probe.BOUND, s, "the runnext chain");
             long samples = s.snapshot().latency().all().count();
             assertTrue(samples > chain / 16 && samples < chain / 4, "about 1,000 of 8,000: " + samples);
         }
@@ -154,8 +153,8 @@ class LatencyTotalsTest {
                 s.execute(twice);
             });
             s.setProcs(1); // retires P1 while the burst runs: its queue moves to the global queue
-            Probe.await(done, BOUND, s, "the burst");
-            Probe.awaitTrue(() -> s.snapshot().latency().all().count() == s.snapshot().tasksRun(), BOUND, s,
+            Probe.await(done, Probe.BOUND, s, "the burst");
+            Probe.awaitTrue(() -> s.snapshot().latency().all().count() == s.snapshot().tasksRun(), Probe.BOUND, s,
                     "every run recorded");
             SchedulerSnapshot snap = s.snapshot();
             assertEquals(burst + 3, snap.tasksRun(), snap.toString());
@@ -187,7 +186,7 @@ class LatencyTotalsTest {
     /**
      * Tasks that hold every P by spinning (not parking: a parked carrier may have its P handed to
      * another carrier, which would run the waiting work under the test) until released, or for
-     * {@link #BOUND} at most, so that a failing test cannot leave them spinning.
+     * {@link #Probe.BOUND} at most, so that a failing test cannot leave them spinning.
      */
     private static final class Blockers {
         private final AtomicBoolean released = new AtomicBoolean();
@@ -207,7 +206,7 @@ class LatencyTotalsTest {
         static Blockers holdEveryP(GmpScheduler s, int procs) {
             Blockers blockers = new Blockers(s, procs);
             AtomicInteger running = new AtomicInteger();
-            long deadline = System.nanoTime() + BOUND.toNanos();
+            long deadline = System.nanoTime() + Probe.BOUND.toNanos();
             BooleanSupplier over = () -> blockers.released.get() || System.nanoTime() - deadline > 0;
             for (int i = 0; i < procs; i++) {
                 s.execute(() -> {
@@ -218,14 +217,14 @@ class LatencyTotalsTest {
                     blockers.ended.countDown();
                 });
                 int started = i + 1;
-                Probe.awaitTrue(() -> running.get() == started, BOUND, s, "blocker " + started + " running");
+                Probe.awaitTrue(() -> running.get() == started, Probe.BOUND, s, "blocker " + started + " running");
             }
             return blockers;
         }
 
         void release() {
             released.set(true);
-            Probe.await(ended, BOUND, scheduler, "the blockers to end");
+            Probe.await(ended, Probe.BOUND, scheduler, "the blockers to end");
         }
     }
 }

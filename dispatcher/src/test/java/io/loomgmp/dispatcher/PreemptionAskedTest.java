@@ -20,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * twice its CPU per request.
  */
 class PreemptionAskedTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void onlyTheCarrierOfTheAskedPSeesTheRequest() throws Exception {
@@ -31,7 +30,7 @@ class PreemptionAskedTest {
             Thread[] carriers = new Thread[2]; // each written before its countDown, read after the await
             boolean[][] sawAsked = new boolean[2][1];
             CountDownLatch done = new CountDownLatch(2);
-            long until = System.nanoTime() + BOUND.toNanos();
+            long until = System.nanoTime() + Probe.BOUND.toNanos();
             for (int i = 0; i < 2; i++) {
                 int task = i;
                 s.execute(() -> {
@@ -53,7 +52,7 @@ class PreemptionAskedTest {
                     }
                 });
             }
-            Probe.await(bothRunning, BOUND, s, "two tasks, one on each P");
+            Probe.await(bothRunning, Probe.BOUND, s, "two tasks, one on each P");
             Processor p0 = s.scheduling.allp[0];
             Lease held = p0.holder;
             // Sysmon may have asked already: a batch of both tasks went to one P, and the second
@@ -62,13 +61,13 @@ class PreemptionAskedTest {
             asked.set(true); // before any assertion: the tasks must not spin on until the bound
             assertTrue(held != null, "P0 is not held\n" + s.snapshot());
             assertTrue(requested, "no request is open for P0\n" + s.snapshot());
-            Probe.await(done, BOUND, s, "both tasks' looks at the open request");
+            Probe.await(done, Probe.BOUND, s, "both tasks' looks at the open request");
             int askedTask = carriers[0] == held.carrier.thread ? 0 : 1;
             assertTrue(carriers[askedTask] == held.carrier.thread, "neither task ran on P0's carrier\n" + s.snapshot());
             assertTrue(sawAsked[askedTask][0], "the carrier of the asked P was not told\n" + s.snapshot());
             assertFalse(sawAsked[1 - askedTask][0], "the other carrier was told of a request for P0\n" + s.snapshot());
             assertFalse(LoomSupport.preemptAsked(Thread.currentThread()), "a thread that is no carrier was told");
-            Probe.awaitTrue(() -> PendingPreemptions.count == 0, BOUND, s, "the request taken");
+            Probe.awaitTrue(() -> PendingPreemptions.count == 0, Probe.BOUND, s, "the request taken");
             assertEquals(0, PendingPreemptions.count);
         }
     }

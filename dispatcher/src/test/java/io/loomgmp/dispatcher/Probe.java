@@ -11,7 +11,36 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /** Bounded waits for tests: they fail with the scheduler's snapshot instead of hanging. */
 final class Probe {
+    /** How long a test waits for what must happen, on a loaded machine too, before it fails instead. */
+    static final Duration BOUND = Duration.ofSeconds(30);
+
     private Probe() {
+    }
+
+    /**
+     * Inside a task: blocks its carrier until {@code latch} is released, as the tests intend, and
+     * throws an {@code AssertionError} if that takes longer than {@link #BOUND}. An interrupt
+     * does not end the wait (the scheduler may interrupt a carrier); it is set again on return.
+     */
+    static void block(CountDownLatch latch) {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (latch.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                        return;
+                    }
+                    throw new AssertionError("a task's latch not released within " + BOUND);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     static void await(CountDownLatch latch, Duration bound, GmpScheduler scheduler, String what) {

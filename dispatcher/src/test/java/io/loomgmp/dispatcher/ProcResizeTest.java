@@ -24,7 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * P). Nothing here is timed: every wait is a bound that fails with the snapshot.
  */
 class ProcResizeTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void boundsAndClosedAreRefusedWithoutChangingAnything() {
@@ -37,13 +36,13 @@ class ProcResizeTest {
         s.setProcs(4);
         assertEquals(4, s.snapshot().procs());
         assertEquals(4, s.snapshot().processors().size());
-        Probe.awaitTrue(() -> s.snapshot().idleProcs() == 4, BOUND, s, "four idle Ps");
+        Probe.awaitTrue(() -> s.snapshot().idleProcs() == 4, Probe.BOUND, s, "four idle Ps");
         s.setProcs(1);
         SchedulerSnapshot one = s.snapshot();
         assertEquals(1, one.procs());
         assertEquals(1, one.idleProcs(), one.toString());
         s.setProcs(1); // no change
-        Probe.closeWithin(s, BOUND);
+        Probe.closeWithin(s, Probe.BOUND);
         IllegalStateException closed = assertThrows(IllegalStateException.class, () -> s.setProcs(2));
         assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
         assertEquals(1, s.procs());
@@ -66,26 +65,26 @@ class ProcResizeTest {
         for (int i = 0; i < tasks; i++) {
             s.execute(new Step(s, running, widest, stop, stopped));
         }
-        Probe.awaitTrue(() -> widest.get() >= 1, BOUND, s, "a step running");
+        Probe.awaitTrue(() -> widest.get() >= 1, Probe.BOUND, s, "a step running");
         assertEquals(1, widest.get(), "one P: one step at a time");
         s.setProcs(3);
-        Probe.awaitTrue(() -> widest.get() == 3, BOUND, s, "three steps at once on three Ps");
+        Probe.awaitTrue(() -> widest.get() == 3, Probe.BOUND, s, "three steps at once on three Ps");
         s.setProcs(1);
         // Once every carrier of a retired P has given it up, one step at a time again.
         Probe.awaitTrue(() -> s.snapshot().processors().size() == 1 && ProcResizeTest.retiring(s) == 0,
-                BOUND, s, "the retired Ps given up");
+                Probe.BOUND, s, "the retired Ps given up");
         // A step that counted itself running before the P was given up may still be about to
         // record that count (descheduled between its increment and its maximum): let every step
         // that started before this point end, then start counting afresh.
         long settled = s.snapshot().tasksRun();
-        Probe.awaitTrue(() -> s.snapshot().tasksRun() > settled + 20, BOUND, s, "the steps of before ending");
+        Probe.awaitTrue(() -> s.snapshot().tasksRun() > settled + 20, Probe.BOUND, s, "the steps of before ending");
         widest.set(running.get());
         long before = s.snapshot().tasksRun();
-        Probe.awaitTrue(() -> s.snapshot().tasksRun() > before + 200, BOUND, s, "more steps");
+        Probe.awaitTrue(() -> s.snapshot().tasksRun() > before + 200, Probe.BOUND, s, "more steps");
         assertEquals(1, widest.get(), "after shrinking to one P, steps ran " + widest.get() + " at once\n" + s.snapshot());
         stop.set(true);
-        Probe.await(stopped, BOUND, s, "every step stopping");
-        Probe.closeWithin(s, BOUND);
+        Probe.await(stopped, Probe.BOUND, s, "every step stopping");
+        Probe.closeWithin(s, Probe.BOUND);
         FailureModelTest.assertQuiet(s.snapshot());
     }
 
@@ -138,9 +137,9 @@ class ProcResizeTest {
         CountDownLatch p0Release = new CountDownLatch(1);
         s.execute(() -> {
             p0Busy.countDown();
-            awaitUninterruptibly(p0Release);
+            Probe.block(p0Release);
         });
-        Probe.await(p0Busy, BOUND, s, "P0's task");
+        Probe.await(p0Busy, Probe.BOUND, s, "P0's task");
         s.execute(() -> {
             for (int i = 0; i < queued; i++) {
                 int id = i;
@@ -156,9 +155,9 @@ class ProcResizeTest {
                 cancelLater.add(s.schedule(cancelledRuns::incrementAndGet, TimeUnit.MILLISECONDS.toNanos(300)));
             }
             onP1.countDown();
-            awaitUninterruptibly(release);
+            Probe.block(release);
         });
-        Probe.await(onP1, BOUND, s, "the task on P1");
+        Probe.await(onP1, Probe.BOUND, s, "the task on P1");
         int p1Timers = s.snapshot().processors().get(1).pendingTimers();
         s.setProcs(1);
         assertEquals(1, s.snapshot().procs());
@@ -168,10 +167,10 @@ class ProcResizeTest {
         }
         p0Release.countDown();
         release.countDown();
-        Probe.await(done, BOUND, s, "every task queued on the retired P");
-        Probe.awaitTrue(() -> timerRuns.get() == 20, BOUND, s, "the moved timers firing");
-        Probe.awaitTrue(() -> retiring(s) == 0, BOUND, s, "P1 given up");
-        Probe.closeWithin(s, BOUND);
+        Probe.await(done, Probe.BOUND, s, "every task queued on the retired P");
+        Probe.awaitTrue(() -> timerRuns.get() == 20, Probe.BOUND, s, "the moved timers firing");
+        Probe.awaitTrue(() -> retiring(s) == 0, Probe.BOUND, s, "P1 given up");
+        Probe.closeWithin(s, Probe.BOUND);
         assertEachOnce(runs, "task");
         assertEquals(20, timerRuns.get());
         assertEquals(0, cancelledRuns.get(), "a timer cancelled after its move fired");
@@ -207,9 +206,9 @@ class ProcResizeTest {
         CountDownLatch p0Release = new CountDownLatch(1);
         s.execute(() -> { // keeps P0 busy, so that the next task lands on P1
             p0Busy.countDown();
-            awaitUninterruptibly(p0Release);
+            Probe.block(p0Release);
         });
-        Probe.await(p0Busy, BOUND, s, "P0's task");
+        Probe.await(p0Busy, Probe.BOUND, s, "P0's task");
         s.execute(() -> {
             synchronized (scheduled) {
                 for (int i = 0; i < timers; i++) {
@@ -219,9 +218,9 @@ class ProcResizeTest {
                 scheduled.add(s.schedule(cancelledRuns::incrementAndGet, TimeUnit.SECONDS.toNanos(2)));
             }
             onP1.countDown();
-            awaitUninterruptibly(release);
+            Probe.block(release);
         });
-        Probe.await(onP1, BOUND, s, "the task on P1");
+        Probe.await(onP1, Probe.BOUND, s, "the task on P1");
         assertEquals(timers + 1, s.snapshot().processors().get(1).pendingTimers(), "the timers on P1\n" + s.snapshot());
         s.setProcs(1); // the failure is reported, not thrown
         assertEquals(1, s.snapshot().procs());
@@ -239,9 +238,9 @@ class ProcResizeTest {
                 }
             }
             return true;
-        }, BOUND, s, "every timer firing, moved or left behind");
-        Probe.awaitTrue(() -> retiring(s) == 0, BOUND, s, "P1 given up");
-        Probe.closeWithin(s, BOUND);
+        }, Probe.BOUND, s, "every timer firing, moved or left behind");
+        Probe.awaitTrue(() -> retiring(s) == 0, Probe.BOUND, s, "P1 given up");
+        Probe.closeWithin(s, Probe.BOUND);
         assertEachOnce(fired, "timer");
         assertEquals(0, cancelledRuns.get(), "a cancelled timer fired");
         FailureModelTest.assertQuiet(s.snapshot());
@@ -270,9 +269,9 @@ class ProcResizeTest {
         CountDownLatch p0Release = new CountDownLatch(1);
         s.execute(() -> { // keeps P0 busy, so that the next task lands on P1
             p0Busy.countDown();
-            awaitUninterruptibly(p0Release);
+            Probe.block(p0Release);
         });
-        Probe.await(p0Busy, BOUND, s, "P0's task");
+        Probe.await(p0Busy, Probe.BOUND, s, "P0's task");
         s.execute(() -> {
             synchronized (scheduled) {
                 for (int i = 0; i < timers; i++) {
@@ -280,12 +279,12 @@ class ProcResizeTest {
                 }
             }
             onP1.countDown();
-            awaitUninterruptibly(release);
+            Probe.block(release);
         });
-        Probe.await(onP1, BOUND, s, "the task on P1");
+        Probe.await(onP1, Probe.BOUND, s, "the task on P1");
         s.setProcs(1);
         assertEquals(1, reports.schedulerFailures(SchedulerFailure.Site.RESIZE), "reported: " + reports.all);
-        Probe.awaitTrue(() -> s.snapshot().processors().get(0).pendingTimers() == timers, BOUND, s,
+        Probe.awaitTrue(() -> s.snapshot().processors().get(0).pendingTimers() == timers, Probe.BOUND, s,
                 "every timer on P0");
         assertEquals(0, s.scheduling.allp[1].timers.size(), "nothing left on the retired P");
         synchronized (scheduled) {
@@ -293,7 +292,7 @@ class ProcResizeTest {
         }
         p0Release.countDown();
         release.countDown();
-        Probe.closeWithin(s, BOUND);
+        Probe.closeWithin(s, Probe.BOUND);
     }
 
     /**
@@ -309,18 +308,18 @@ class ProcResizeTest {
         for (int i = 0; i < 3; i++) { // three at once: three carriers
             s.execute(() -> {
                 all.countDown();
-                awaitUninterruptibly(go);
+                Probe.block(go);
             });
         }
-        Probe.await(all, BOUND, s, "three carriers");
+        Probe.await(all, Probe.BOUND, s, "three carriers");
         go.countDown();
-        Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 3, BOUND, s, "three carriers parked");
+        Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 3, Probe.BOUND, s, "three carriers parked");
         s.setProcs(1);
-        Probe.awaitTrue(() -> s.snapshot().carriers() == 1, BOUND, s, "the two spare carriers retired");
+        Probe.awaitTrue(() -> s.snapshot().carriers() == 1, Probe.BOUND, s, "the two spare carriers retired");
         CountDownLatch after = new CountDownLatch(1);
         s.execute(after::countDown);
-        Probe.await(after, BOUND, s, "a task on the remaining carrier");
-        Probe.closeWithin(s, BOUND);
+        Probe.await(after, Probe.BOUND, s, "a task on the remaining carrier");
+        Probe.closeWithin(s, Probe.BOUND);
     }
 
     /**
@@ -342,9 +341,9 @@ class ProcResizeTest {
         CountDownLatch p0Release = new CountDownLatch(1);
         s.execute(() -> { // keeps P0 busy, so that the next task lands on P1
             p0Busy.countDown();
-            awaitUninterruptibly(p0Release);
+            Probe.block(p0Release);
         });
-        Probe.await(p0Busy, BOUND, s, "P0's task");
+        Probe.await(p0Busy, Probe.BOUND, s, "P0's task");
         s.execute(() -> {
             synchronized (futures) {
                 for (int i = 0; i < timers; i++) { // far out: pending all along, as long timeouts are
@@ -352,9 +351,9 @@ class ProcResizeTest {
                 }
             }
             onP1.countDown();
-            awaitUninterruptibly(release);
+            Probe.block(release);
         });
-        Probe.await(onP1, BOUND, s, "the task on P1");
+        Probe.await(onP1, Probe.BOUND, s, "the task on P1");
         assertEquals(timers, s.snapshot().processors().get(1).pendingTimers(), s.snapshot().toString());
         s.setProcs(1);
         assertEquals(timers, s.snapshot().processors().get(0).pendingTimers(), "moved to P0\n" + s.snapshot());
@@ -372,10 +371,10 @@ class ProcResizeTest {
         assertTrue(s.scheduling.allp[0].timers.size() <= timers, "P0's heap holds copies: "
                 + s.scheduling.allp[0].timers.size());
         s.schedule(() -> { }, 0); // an add drops the cancelled timers (more than a quarter of the heap)
-        Probe.awaitTrue(() -> s.scheduling.allp[0].timers.size() <= 1, BOUND, s, "the cancelled timers dropped");
+        Probe.awaitTrue(() -> s.scheduling.allp[0].timers.size() <= 1, Probe.BOUND, s, "the cancelled timers dropped");
         p0Release.countDown();
         release.countDown();
-        Probe.closeWithin(s, BOUND);
+        Probe.closeWithin(s, Probe.BOUND);
         assertEquals(0, fired.get(), "a cancelled timer fired");
         FailureModelTest.assertQuiet(s.snapshot());
     }
@@ -412,8 +411,8 @@ class ProcResizeTest {
                 }
             }
             return true;
-        }, BOUND, s, "every timer firing");
-        Probe.closeWithin(s, BOUND);
+        }, Probe.BOUND, s, "every timer firing");
+        Probe.closeWithin(s, Probe.BOUND);
         assertEachOnce(fired, "timer");
         long reported = reports.all.stream().filter(f -> f instanceof IllegalStateException).count();
         assertEquals(rounds * perRound, reported, "each failing timer reported once");
@@ -442,8 +441,8 @@ class ProcResizeTest {
         }
         s.setProcs(3); // must not throw
         assertEquals(3, s.procs());
-        Probe.await(done, BOUND, s, "every task on the one carrier there is");
-        Probe.closeWithin(s, BOUND);
+        Probe.await(done, Probe.BOUND, s, "every task on the one carrier there is");
+        Probe.closeWithin(s, Probe.BOUND);
         assertEachOnce(runs, "task");
         assertTrue(factory.refused.get() > 0, "no carrier was asked for");
         assertTrue(reports.schedulerFailures(SchedulerFailure.Site.CARRIER_START) >= 1, "reported: " + reports.all);
@@ -479,8 +478,8 @@ class ProcResizeTest {
                 s.setProcs(1 + (i / 500) % 3);
             }
         }
-        Probe.await(done, BOUND, s, "every task while carriers fail and Ps are retired");
-        Probe.closeWithin(s, BOUND);
+        Probe.await(done, Probe.BOUND, s, "every task while carriers fail and Ps are retired");
+        Probe.closeWithin(s, Probe.BOUND);
         assertEachOnce(runs, "task");
         assertTrue(reports.schedulerFailures(SchedulerFailure.Site.CARRIER) >= 1, "reported: " + reports.all);
         assertEquals(0, retiring(s));
@@ -488,16 +487,4 @@ class ProcResizeTest {
         assertFalse(s.snapshot().processors().isEmpty());
     }
 
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        while (true) {
-            try {
-                if (latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
-                    return;
-                }
-                throw new AssertionError("not released within " + BOUND);
-            } catch (InterruptedException e) {
-                // the carrier's interrupt flag is cleared after the task anyway
-            }
-        }
-    }
 }

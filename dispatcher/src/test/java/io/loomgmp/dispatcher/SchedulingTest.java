@@ -15,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The scheduling rules of the design brief, one by one, on real carriers. */
 class SchedulingTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void runnextRunsFirstAndDisplacesItsOccupantToTheTail() {
@@ -29,7 +28,7 @@ class SchedulingTest {
                 s.submit(() -> { order.add("displaced"); done.countDown(); }, Placement.RUNNEXT);
                 s.submit(() -> { order.add("runnext"); done.countDown(); }, Placement.RUNNEXT);
             });
-            Probe.await(done, BOUND, s, "the three tasks");
+            Probe.await(done, Probe.BOUND, s, "the three tasks");
             assertEquals(List.of("runnext", "local", "displaced"), order, s.snapshot().toString());
         }
     }
@@ -60,7 +59,7 @@ class SchedulingTest {
                 }
                 done.countDown();
             });
-            Probe.await(done, BOUND, s, "the computing submitter");
+            Probe.await(done, Probe.BOUND, s, "the computing submitter");
             assertTrue(handedOffRan.get() && ranAfterMillis.get() < 1_000,
                     "the hand-off ran on another carrier while its submitter computed (after "
                             + ranAfterMillis.get() + " ms)\n" + s.snapshot());
@@ -85,8 +84,8 @@ class SchedulingTest {
                 }
             };
             s.execute(yielder[0]);
-            Probe.await(done, BOUND, s, "the yielder and the local task");
-            Probe.awaitTrue(() -> order.size() == 3, BOUND, s, "three runs");
+            Probe.await(done, Probe.BOUND, s, "the yielder and the local task");
+            Probe.awaitTrue(() -> order.size() == 3, Probe.BOUND, s, "three runs");
             assertEquals(List.of("yielder", "local", "yielder"), order);
             SchedulerSnapshot counts = s.snapshot();
             assertEquals(1, counts.globalGrabs() + counts.fairnessTickGrabs(), "only the first run came from the global queue");
@@ -100,17 +99,17 @@ class SchedulingTest {
             yielder[0] = () -> {
                 order.add("yielder");
                 if (yields.getAndIncrement() == 0) {
-                    awaitLatch(queued); // a task from outside is on the global queue now
+                    Probe.block(queued); // a task from outside is on the global queue now
                     s.submit(yielder[0], Placement.YIELD); // goes global, behind it
                 } else {
                     done.countDown();
                 }
             };
             s.execute(yielder[0]);
-            Probe.awaitTrue(() -> !order.isEmpty(), BOUND, s, "the yielder to start");
+            Probe.awaitTrue(() -> !order.isEmpty(), Probe.BOUND, s, "the yielder to start");
             s.execute(() -> { order.add("global"); done.countDown(); });
             queued.countDown();
-            Probe.await(done, BOUND, s, "the yielder and the global task");
+            Probe.await(done, Probe.BOUND, s, "the yielder and the global task");
             assertEquals(List.of("yielder", "global", "yielder"), order);
         }
     }
@@ -152,10 +151,10 @@ class SchedulingTest {
                     };
                     s.submit(self[0], Placement.LOCAL);
                 }
-                awaitLatch(go);
+                Probe.block(go);
             });
             go.countDown();
-            Probe.await(done, BOUND, s, "every yielder's turns");
+            Probe.await(done, Probe.BOUND, s, "every yielder's turns");
             long widest = 0;
             for (long gap : widestGap) {
                 widest = Math.max(widest, gap);
@@ -195,7 +194,7 @@ class SchedulingTest {
                 parks[1] = s.snapshot().parks();
                 done.countDown();
             });
-            Probe.await(done, BOUND, s, "the busy task");
+            Probe.await(done, Probe.BOUND, s, "the busy task");
             long parked = parks[1] - parks[0];
             long tasks = handedOut.get();
             assertTrue(tasks > 1_000, "only " + tasks + " tasks handed out");
@@ -210,13 +209,6 @@ class SchedulingTest {
         }
     }
 
-    private static void awaitLatch(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
-    }
 
     @Test
     void tasksFromRunnextInheritTheTimeSlice() {
@@ -239,7 +231,7 @@ class SchedulingTest {
                 ticks[0] = s.snapshot().processors().getFirst().schedtick();
                 s.submit(chain[0], Placement.RUNNEXT);
             });
-            Probe.await(done, BOUND, s, "the hand-off chain");
+            Probe.await(done, Probe.BOUND, s, "the hand-off chain");
             assertEquals(ticks[0], ticks[1], "1,000 hand-offs shared one time slice");
             assertEquals(1_000, s.snapshot().runnextHits());
         }
@@ -260,7 +252,7 @@ class SchedulingTest {
                 ticks[0] = s.snapshot().processors().getFirst().schedtick();
                 s.submit(chain[0], Placement.LOCAL);
             });
-            Probe.await(done, BOUND, s, "the local chain");
+            Probe.await(done, Probe.BOUND, s, "the local chain");
             assertEquals(ticks[0] + 1_000, ticks[1], "each task from the ring starts a new time slice");
         }
     }
@@ -286,7 +278,7 @@ class SchedulingTest {
                 }
             };
             s.execute(chain[0]);
-            Probe.await(done, BOUND, s, "the local chain");
+            Probe.await(done, Probe.BOUND, s, "the local chain");
             assertTrue(ranAt.get() >= 0, "the global task never ran");
             long waited = ranAt.get() - queuedAt.get();
             assertTrue(waited <= RunLoop.FAIRNESS_TICK,
@@ -314,7 +306,7 @@ class SchedulingTest {
                 // Hold this P: only a thief can start the queued tasks now.
                 Probe.spin(Duration.ofMillis(100));
             });
-            Probe.await(done, BOUND, s, "the queued tasks");
+            Probe.await(done, Probe.BOUND, s, "the queued tasks");
             SchedulerSnapshot snap = s.snapshot();
             assertTrue(snap.steals() >= 1, snap.toString());
             assertTrue(snap.stolenTasks() >= tasks / 2, "the first steal alone takes half\n" + snap);
@@ -333,7 +325,7 @@ class SchedulingTest {
                     s.execute(done::countDown);
                 }
             });
-            Probe.await(done, BOUND, s, "the queued tasks");
+            Probe.await(done, Probe.BOUND, s, "the queued tasks");
             SchedulerSnapshot snap = s.snapshot();
             assertEquals(1, snap.overflows(), snap.toString());
             assertEquals(tasks + 1, snap.tasksRun());
@@ -365,13 +357,13 @@ class SchedulingTest {
                     ran.countDown();
                 }, Placement.LOCAL); // behind the pair, on the same P
             });
-            Probe.await(ran, BOUND, s, "the task queued behind the ping-pong pair");
+            Probe.await(ran, Probe.BOUND, s, "the task queued behind the ping-pong pair");
             stop.set(true);
             Duration waited = Duration.ofNanos(ranAt.get() - queuedAt.get());
             assertTrue(waited.compareTo(slice.multipliedBy(2)) <= 0,
                     "waited " + waited + " behind the pair\n" + s.snapshot());
             // Sysmon counts its request after making it: the carrier may honour it first.
-            Probe.awaitTrue(() -> s.snapshot().preemptRequests() >= 1, BOUND, s, "the request to be counted");
+            Probe.awaitTrue(() -> s.snapshot().preemptRequests() >= 1, Probe.BOUND, s, "the request to be counted");
         }
     }
 
@@ -379,10 +371,10 @@ class SchedulingTest {
     void workFromOutsideWakesAnIdleP() {
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
             for (int round = 0; round < 50; round++) {
-                Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "both Ps idle");
+                Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, Probe.BOUND, s, "both Ps idle");
                 CountDownLatch done = new CountDownLatch(1);
                 s.execute(done::countDown);
-                Probe.await(done, BOUND, s, "a task submitted to an idle scheduler");
+                Probe.await(done, Probe.BOUND, s, "a task submitted to an idle scheduler");
             }
             assertTrue(s.snapshot().parks() >= 1);
         }

@@ -18,7 +18,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SysmonCadenceTest {
 
-    private static final Duration BOUND = Duration.ofSeconds(30);
     /** Short tasks in flight: more than the Ps, so that some always wait in the ready lane. */
     private static final int IN_FLIGHT = 6;
     private static final long TASK_NANOS = 20_000;
@@ -49,7 +48,7 @@ class SysmonCadenceTest {
             long roundsAtStart = -1;
             long actedAtStart = 0;
             long ranAtStart = 0;
-            long deadline = System.nanoTime() + BOUND.toNanos();
+            long deadline = System.nanoTime() + Probe.BOUND.toNanos();
             while (System.nanoTime() - end < 0) {
                 if (roundsAtStart < 0 && System.nanoTime() - warmUpEnd >= 0) {
                     roundsAtStart = s.scheduling.sysmon.rounds;
@@ -57,7 +56,7 @@ class SysmonCadenceTest {
                     ranAtStart = ran.sum();
                 }
                 assertTrue(slots.tryAcquire(deadline - System.nanoTime(), TimeUnit.NANOSECONDS),
-                        "no task ended within " + BOUND + "\n" + s.snapshot());
+                        "no task ended within " + Probe.BOUND + "\n" + s.snapshot());
                 s.execute(task); // from this platform thread: the global ready lane
             }
             long rounds = s.scheduling.sysmon.rounds - roundsAtStart;

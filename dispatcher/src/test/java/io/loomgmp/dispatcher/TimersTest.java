@@ -24,7 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * are generous: these tests check behaviour, not speed.
  */
 class TimersTest {
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     @Test
     void aHundredThousandTimersFromCarriersAndOutsideFireNoneEarlyNoneLost() throws InterruptedException {
@@ -46,10 +45,10 @@ class TimersTest {
             for (Thread thread : outside) {
                 thread.join();
             }
-            Probe.await(fired, BOUND, s, "every timer to fire");
+            Probe.await(fired, Probe.BOUND, s, "every timer to fire");
             assertEquals(0, early.get(), "timers that fired before their delay");
             assertEquals(0, ranOffCarrier.get(), "timer tasks run on a thread that is not a carrier");
-            Probe.awaitTrue(() -> s.snapshot().pendingTimers() == 0, BOUND, s, "no timer left pending");
+            Probe.awaitTrue(() -> s.snapshot().pendingTimers() == 0, Probe.BOUND, s, "no timer left pending");
             assertEquals(4L * perSource, s.snapshot().timersFired(), s.snapshot().toString());
         }
     }
@@ -86,7 +85,7 @@ class TimersTest {
                 }
                 done.countDown();
             });
-            Probe.await(done, BOUND, s, "a million scheduled and cancelled timeouts");
+            Probe.await(done, Probe.BOUND, s, "a million scheduled and cancelled timeouts");
             SchedulerSnapshot after = s.snapshot();
             assertEquals(0, after.pendingTimers(), after.toString());
             int held = 0;
@@ -116,15 +115,15 @@ class TimersTest {
                         fired.countDown();
                     }, Duration.ofMillis(5).toNanos());
                     blocking.countDown();
-                    awaitUninterruptibly(release);
+                    Probe.block(release);
                 });
             }
             try {
-                Probe.await(blocking, BOUND, s, "both Ps' carriers blocked");
-                Probe.await(fired, BOUND, s, "the timers of the blocked carriers' Ps");
+                Probe.await(blocking, Probe.BOUND, s, "both Ps' carriers blocked");
+                Probe.await(fired, Probe.BOUND, s, "the timers of the blocked carriers' Ps");
                 assertEquals(1, release.getCount(), "fired while the carriers were still blocked");
                 // Counted by sysmon once the hand-off returns, which may be after the timer ran.
-                Probe.awaitTrue(() -> s.snapshot().handoffs() >= 1, BOUND, s, "sysmon counting its hand-off");
+                Probe.awaitTrue(() -> s.snapshot().handoffs() >= 1, Probe.BOUND, s, "sysmon counting its hand-off");
                 assertTrue(firedAfterNanos.get() >= Duration.ofMillis(5).toNanos(), "not early");
             } finally {
                 release.countDown(); // else close() would wait for the blocked tasks forever
@@ -135,7 +134,7 @@ class TimersTest {
     @Test
     void aParkedCarrierSleepsUntilTheEarliestTimer() {
         try (GmpScheduler s = GmpScheduler.builder().procs(2).name("sleeper").build()) {
-            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, BOUND, s, "an idle scheduler");
+            Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2, Probe.BOUND, s, "an idle scheduler");
             CountDownLatch fired = new CountDownLatch(3);
             long[] late = new long[3];
             long start = System.nanoTime();
@@ -147,7 +146,7 @@ class TimersTest {
                     fired.countDown();
                 }, delays[i]);
             }
-            Probe.await(fired, BOUND, s, "three timers on an idle scheduler");
+            Probe.await(fired, Probe.BOUND, s, "three timers on an idle scheduler");
             for (long lateness : late) {
                 assertTrue(lateness >= 0, "fired early");
             }
@@ -170,12 +169,12 @@ class TimersTest {
             s.schedule(() -> {
                 throw failure;
             }, 0);
-            Probe.await(handled, BOUND, s, "the handler to see the failure");
+            Probe.await(handled, Probe.BOUND, s, "the handler to see the failure");
             assertSame(failure, reported.get());
             CountDownLatch after = new CountDownLatch(2);
             s.schedule(after::countDown, Duration.ofMillis(1).toNanos());
             s.execute(after::countDown);
-            Probe.await(after, BOUND, s, "a timer and a task after the failure");
+            Probe.await(after, Probe.BOUND, s, "a timer and a task after the failure");
         }
     }
 
@@ -200,13 +199,13 @@ class TimersTest {
                 started.countDown();
                 hog[0].run();
             });
-            Probe.await(started, BOUND, s, "the hog");
+            Probe.await(started, Probe.BOUND, s, "the hog");
             long at = System.nanoTime();
             s.schedule(() -> {
                 firedAt.set(System.nanoTime() - at);
                 fired.countDown();
             }, Duration.ofMillis(2).toNanos());
-            Probe.await(fired, BOUND, s, "the timer beside the hog");
+            Probe.await(fired, Probe.BOUND, s, "the timer beside the hog");
             assertTrue(firedAt.get() < Duration.ofSeconds(1).toNanos(),
                     "the timer waited for the hog: " + firedAt.get() / 1_000_000 + " ms\n" + s.snapshot());
             assertTrue(yields.get() >= 1, "the hog gave way\n" + s.snapshot());
@@ -225,12 +224,12 @@ class TimersTest {
             CountDownLatch running = new CountDownLatch(1);
             Future<?> timer = s.schedule(() -> {
                 running.countDown();
-                long until = System.nanoTime() + BOUND.toNanos();
+                long until = System.nanoTime() + Probe.BOUND.toNanos();
                 while (!Thread.currentThread().isInterrupted() && System.nanoTime() - until < 0) {
                     Thread.onSpinWait(); // a task that does not look at interrupts itself
                 }
             }, 0);
-            Probe.await(running, BOUND, s, "the timer task to run");
+            Probe.await(running, Probe.BOUND, s, "the timer task to run");
             assertTrue(timer.cancel(true));
             assertEquals(List.of(false), interruptedInNextTask(s), "after a cancel(true) of a running timer");
 
@@ -239,7 +238,7 @@ class TimersTest {
                 Thread.currentThread().interrupt();
                 fired.countDown();
             }, 0);
-            Probe.await(fired, BOUND, s, "the self-interrupting timer task to run");
+            Probe.await(fired, Probe.BOUND, s, "the self-interrupting timer task to run");
             assertEquals(List.of(false), interruptedInNextTask(s), "after a timer task interrupted itself");
         }
     }
@@ -252,7 +251,7 @@ class TimersTest {
             seen.add(Thread.currentThread().isInterrupted());
             ran.countDown();
         });
-        Probe.await(ran, BOUND, s, "the next task");
+        Probe.await(ran, Probe.BOUND, s, "the next task");
         return seen;
     }
 
@@ -272,7 +271,7 @@ class TimersTest {
         assertTrue(s.isTerminated());
         assertTrue(timer.isDone() && !timer.isCancelled(), "the timer ran to its end before close returned");
         assertTrue(ranAt.get() - scheduledAt >= 50_000_000, "fired early: " + (ranAt.get() - scheduledAt) + " ns");
-        timer.get(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        timer.get(Probe.BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
     }
 
     /**
@@ -296,15 +295,15 @@ class TimersTest {
             s.schedule(fromCarrier::countDown, 1_000_000);
         });
         Thread closer = Thread.ofPlatform().start(s::close);
-        Probe.awaitTrue(s::isClosed, BOUND, s, "close to begin");
+        Probe.awaitTrue(s::isClosed, Probe.BOUND, s, "close to begin");
         assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> s.schedule(() -> { }, 0));
         go.countDown();
-        Probe.await(fromCarrier, BOUND, s, "a carrier's timer during close");
+        Probe.await(fromCarrier, Probe.BOUND, s, "a carrier's timer during close");
         closer.join(200);
         assertTrue(closer.isAlive(), "close returned with a timer pending");
         assertFalse(s.isTerminated());
         assertTrue(far.cancel(false));
-        closer.join(BOUND.toMillis());
+        closer.join(Probe.BOUND.toMillis());
         assertFalse(closer.isAlive(), "close still waits after the last pending timer was cancelled\n" + s.snapshot());
         assertTrue(s.isTerminated());
         assertEquals(0, farRuns.get());
@@ -330,11 +329,11 @@ class TimersTest {
                 }
                 throw new IllegalStateException("thrown after the cancel (test)");
             }, 0);
-            Probe.await(running, BOUND, s, "the timer task to run");
+            Probe.await(running, Probe.BOUND, s, "the timer task to run");
             assertTrue(timer.cancel(false), "a cancel while the task runs returns true");
             cancelled.countDown();
             Probe.awaitTrue(() -> reports.all.stream().anyMatch(f -> "thrown after the cancel (test)".equals(f.getMessage())),
-                    BOUND, s, "the failure at the handler");
+                    Probe.BOUND, s, "the failure at the handler");
             assertEquals(1, reports.all.size(), reports.all.toString());
         }
     }
@@ -352,7 +351,7 @@ class TimersTest {
             Future<?> far = s.schedule(() -> { }, java.util.concurrent.TimeUnit.HOURS.toNanos(1));
             try {
                 Probe.awaitTrue(() -> s.scheduling.timers.sleeper() != null && s.snapshot().idleProcs() == 2
-                        && s.snapshot().idleCarriers() == s.snapshot().carriers(), BOUND, s,
+                        && s.snapshot().idleCarriers() == s.snapshot().carriers(), Probe.BOUND, s,
                         "every carrier parked, one as the timer sleeper");
                 Carrier sleeper = s.scheduling.timers.sleeper();
                 Scheduling scheduling = s.scheduling;
@@ -371,12 +370,12 @@ class TimersTest {
                 boolean early = fired.await(200, java.util.concurrent.TimeUnit.MILLISECONDS);
                 scheduling.idle.handTo(reserved, p, false); // the waker's half after the lock
                 assertFalse(early, "the reserved sleeper took an idle P of its own to run the timer\n" + s.snapshot());
-                Probe.await(fired, BOUND, s, "the timer, run on the P the sleeper was handed");
+                Probe.await(fired, Probe.BOUND, s, "the timer, run on the P the sleeper was handed");
             } finally {
                 far.cancel(false); // close() would wait for it
             }
             Probe.awaitTrue(() -> s.snapshot().idleProcs() == 2 && s.snapshot().idleCarriers() == s.snapshot().carriers(),
-                    BOUND, s, "rest");
+                    Probe.BOUND, s, "rest");
             assertEquals(0, s.snapshot().spinningCarriers(), "a spinning count left behind\n" + s.snapshot());
         }
     }
@@ -403,14 +402,4 @@ class TimersTest {
         }
     }
 
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        while (true) {
-            try {
-                latch.await();
-                return;
-            } catch (InterruptedException e) {
-                // keep the carrier blocked, as the test intends
-            }
-        }
-    }
 }

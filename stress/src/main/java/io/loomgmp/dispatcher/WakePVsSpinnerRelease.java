@@ -35,7 +35,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *     spinning.decrementAndGet();
  *     ...
  *     boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
- *     for (int i = 0; !work &amp;&amp; i &lt; scheduling.procs; i++) {
+ *     for (int i = 0, n = scheduling.allocated; !work &amp;&amp; i &lt; n; i++) {
  *         work = !scheduling.allp[i].runQueue.isEmpty();
  *     }
  * </pre>

@@ -7,9 +7,8 @@ import java.util.function.Function;
 
 /**
  * The dispatcher's hooks for the Loom bridge only; {@code module-info} exports this package to
- * {@code io.loomgmp.bridge} alone. Applications use {@link GmpScheduler}, whose Builder's
- * {@code carrierLocator(...)}, {@code submit(Runnable, Placement)} and {@code schedule} remain
- * public.
+ * {@code io.loomgmp.bridge} alone. Applications use {@link GmpScheduler}'s public API; what
+ * only the bridge may call ({@link #carrierLocator}, the preemption hooks) is here.
  *
  * <p>Each method reaches the dispatcher's package-private internals through the
  * {@link DispatcherAccess} that {@code GmpScheduler}'s static initialiser installs; this class's

@@ -249,7 +249,7 @@ final class PreemptionPolls implements ClassFileTransformer {
     }
 
     /**
-     * The class with a guarded poll at each loop header, or {@code null} if it has no back-edge to poll
+     * The class with a guarded poll on each loop (in place of a {@code goto} back-edge, else at the header), or {@code null} if it has no back-edge to poll
      * (then its bytes are not rewritten at all). The methods to change are found by
      * {@link BackEdgeScan} on the raw bytes, and {@link PollWriter} inserts the polls into them;
      * only a shape that it leaves alone goes through the ClassFile API, which then inflates the

@@ -17,7 +17,7 @@ import static io.loomgmp.bridge.classfile.ClassReader.u2;
  * holding offsets (type annotations on code, CharacterRangeTable, attributes it does not know) is
  * refused with {@link UnsupportedShape}. Where the offsets go is the caller's {@link Offsets}.
  *
- * <p>With {@link PollWriter}'s guarded polls, it also adds a frame after each loop header's poll
+ * <p>With {@link PollWriter}'s guarded polls, it also adds a frame after each poll at a loop header
  * (at the header's own instruction, the poll's {@code over}): a copy of the header's frame, which
  * the poll leaves as it found it. It reads the frames' types
  * (positions of their verification types in the input) only as far as a copy needs them.

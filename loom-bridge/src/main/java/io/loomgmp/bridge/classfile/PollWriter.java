@@ -94,8 +94,10 @@ public final class PollWriter {
     }
 
     /**
-     * The class with a guarded poll, {@code getstatic flagOwner.flagName:I; ifeq over;
-     * invokestatic owner.name()V; over:}, at each loop header of the given methods.
+     * The class with a guarded poll on each loop of the given methods: in place of a {@code goto}
+     * back-edge, {@code getstatic flagOwner.flagName:I; ifeq head; invokestatic owner.name()V;
+     * goto head}, else at the loop's header, {@code getstatic ...; ifeq over; invokestatic ...;
+     * over:} (see the class comment).
      *
      * @param scan      the scan of {@code classBytes}
      * @param methods   the methods to poll, among {@code scan.looping()}

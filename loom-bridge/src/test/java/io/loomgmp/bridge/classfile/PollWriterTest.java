@@ -34,8 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The raw-bytes poll inserter: real class files come out verifiable, with a guarded poll at every
- * loop header and the back-edges going through it; the shapes javac does not emit but the writer
+ * The raw-bytes poll inserter: real class files come out verifiable, with a guarded poll on every
+ * loop (in place of a {@code goto} back-edge, else at the loop's header); the shapes javac does not emit but the writer
  * must still get right (a header at offset 0, in a constructor, with stack items, an exception
  * handler as a header, code near 64 KiB) load in HotSpot, verify, and poll when the flag is up.
  */
@@ -56,7 +56,7 @@ public class PollWriterTest {
     }
 
     @Test
-    void theJdksUtilClassesVerifyWithAGuardedPollAtEachLoopHeader() throws IOException {
+    void theJdksUtilClassesVerifyWithAGuardedPollOnEachLoop() throws IOException {
         FileSystem jrt = FileSystems.getFileSystem(URI.create("jrt:/"));
         int written = 0;
         int unsupported = 0;
