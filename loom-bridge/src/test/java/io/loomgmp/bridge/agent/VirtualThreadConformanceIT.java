@@ -414,24 +414,30 @@ class VirtualThreadConformanceIT {
             for (String name : names) {
                 run.expect("jfr.count.Start." + name, 1);
                 run.expect("jfr.count.End." + name, 1);
-                run.expect("jfr.count.Pinned." + name, name.equals("jfr-pinned") ? 1 : 0);
+                if (name.equals("jfr-pinned")) {
+                    // Its sleep parks once, or again for the rest after a spurious early return
+                    // (seen beside a CPU hog): an event per park.
+                    run.check(run.number("jfr.count.Pinned." + name) >= 1, "jfr.count.Pinned." + name + " >= 1");
+                } else {
+                    run.expect("jfr.count.Pinned." + name, 0);
+                }
             }
             run.expect("jfr.submitFailed", 0);
             run.expect("jfr.pinnedEvent.virtual", true);
             run.expect("jfr.pinnedEvent.blockingOperation", "LockSupport.park");
             run.expect("jfr.pinnedEvent.pinnedReason", "VM call to example.app.ConformanceJfr$SleepsInInitialiser.<clinit> on stack");
             run.expect("jfr.pinnedEvent.stackInInitialiser", true);
-            long pinnedMillis = run.number("jfr.pinnedEvent.durationMillis");
+            long pinnedMillis = run.number("jfr.pinnedEvents.totalMillis");
             run.check(pinnedMillis >= ConformanceJfr.PINNED_SLEEP_MILLIS - 10,
-                    "the Pinned event lasts the " + ConformanceJfr.PINNED_SLEEP_MILLIS + " ms sleep: " + pinnedMillis + " ms");
+                    "the Pinned events last the " + ConformanceJfr.PINNED_SLEEP_MILLIS + " ms sleep: " + pinnedMillis + " ms");
             run.expectCarrier("jfr.pinned.carrier");
             run.expectCarrier("jfr.child.carrier");
             run.expect("jfr.pinnedEvent.carrierThread", run.get("jfr.pinned.carrier"));
             run.assertOk();
         }
-        assertSamePortableResults(runs, key -> key.startsWith("jfr.count.") || key.equals("jfr.submitFailed")
-                || (key.startsWith("jfr.pinnedEvent.") && !key.equals("jfr.pinnedEvent.durationMillis")
-                && !key.equals("jfr.pinnedEvent.carrierThread")));
+        assertSamePortableResults(runs, key -> key.startsWith("jfr.count.") && !key.equals("jfr.count.Pinned.jfr-pinned")
+                || key.equals("jfr.submitFailed")
+                || (key.startsWith("jfr.pinnedEvent.") && !key.equals("jfr.pinnedEvent.carrierThread")));
     }
 
     // ------------------------------------------------------------------ 4. shutdown
