@@ -273,7 +273,7 @@ final class RunLoop {
                 }
             }
             // 5. One yielded task: each may run a whole time slice, so no batch.
-            task = took(m, p, takeYielded(p, System.nanoTime()), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
+            task = took(m, p, takeYielded(p), Counter.GLOBAL_GRABS, RunSource.GLOBAL, true);
             if (task != null) {
                 return task;
             }
@@ -401,14 +401,17 @@ final class RunLoop {
         if (now - p.preemptedTurnAt < 0) {
             return null;
         }
-        return takeYielded(p, now);
+        return takeYielded(p);
     }
 
-    /** Owner of {@code p}: the head of the yielded lane, or {@code null}; tells {@code p} it took it at {@code now}. */
-    private Runnable takeYielded(Processor p, long now) {
+    /**
+     * Owner of {@code p}: the head of the yielded lane, or {@code null}; tells {@code p} when it
+     * took it. The clock is read only then: the lane is empty on most looks.
+     */
+    private Runnable takeYielded(Processor p) {
         Runnable task = scheduling.global.pollYielded();
         if (task != null) {
-            p.preemptedTaken(task, now);
+            p.preemptedTaken(task, System.nanoTime());
         }
         return task;
     }
@@ -431,7 +434,7 @@ final class RunLoop {
         long tick = p.schedtick();
         boolean fairnessTick = tick % FAIRNESS_TICK == 0;
         if (fairnessTick) {
-            Runnable yielded = takeYielded(p, System.nanoTime());
+            Runnable yielded = takeYielded(p);
             if (yielded != null) {
                 return yielded;
             }
