@@ -39,8 +39,8 @@ final class Carrier implements Runnable {
      * except that a waker sets it before handing over {@link #nextP}, which publishes it. */
     boolean spinning;
 
-    /** This carrier, reserved to be handed a P while parked ({@link Idle#reserveCarrier}); made once. */
-    final Idle.Reservation reservation = new Idle.Reservation(this);
+    /** This carrier, reserved to be handed a P while parked ({@link Parking#reserveCarrier}); made once. */
+    final Parking.Reservation reservation = new Parking.Reservation(this);
 
     /** This carrier's leases on its P: see {@link Lease}. */
     final Lease inLoop = new Lease(this, "in-loop");

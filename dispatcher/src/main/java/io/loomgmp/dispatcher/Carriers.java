@@ -6,16 +6,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * The carriers' life cycle (Go's {@code newm}/{@code mstart}, {@code stopm}, {@code handoffp}
- * and {@code exitsyscall}; Tokio's {@code park.rs}): starting a carrier through the scheduler's
- * {@link ThreadFactory}, parking it on the idle list until a waker hands it a P, sleeping for the
- * timers, retiring it after its keep-alive, taking a P from a carrier blocked in a task and
- * giving it to another ({@link #handOff}), the blocked carrier taking a P back afterwards
- * ({@link #regainP}), and supervision: what happens when a carrier fails ({@link #live}).
+ * The carriers' threads (Go's {@code newm}/{@code mstart}/{@code mexit}): starting a carrier
+ * through the scheduler's {@link ThreadFactory} ({@link #start}, or on sysmon's thread:
+ * {@link #startFor}), its thread's whole life ({@link #live}), and supervision: what happens when
+ * a carrier fails. A carrier without a P is {@link Parking}'s; the hand-off of a blocked carrier's
+ * P is {@link HandOff}'s.
  *
  * <h2>Failure model</h2>
  * <ul>
@@ -44,13 +41,6 @@ final class Carriers {
     private final AtomicInteger seq = new AtomicInteger();
     /** Every carrier whose thread was started and has not ended, for shutdown. */
     private final Set<Carrier> live = ConcurrentHashMap.newKeySet();
-    /**
-     * Carriers still running a task whose P sysmon handed to another carrier. Changed under the
-     * scheduler lock; volatile for snapshots.
-     */
-    private volatile int detached;
-    /** Ps taken from blocked carriers and handed to others. */
-    final LongAdder handoffs = new LongAdder();
     /** {@link Processor#deferredStart}: start a carrier for the P; or one that starts spinning. */
     static final int DEFERRED_START = 1;
     static final int DEFERRED_SPINNING_START = 2;
@@ -154,10 +144,10 @@ final class Carriers {
         if (m != null) {
             m.nextP = null;
         }
-        giveBack(p); // allocates nothing (the global queue's reserve)
+        scheduling.idle.giveBack(p); // allocates nothing (the global queue's reserve)
         scheduling.lock.lock();
         try {
-            scheduling.idle.carrierExited();
+            scheduling.parking.carrierExited();
         } finally {
             scheduling.lock.unlock();
         }
@@ -178,22 +168,6 @@ final class Carriers {
                 "the P stays idle and its work waits on the global queue for a running carrier");
     }
 
-    /**
-     * Exclusive owner of {@code p}, which nobody holds (in transit, or its holder is failing):
-     * moves its queued tasks to the global queue and puts it on the idle list, so that an idle P's
-     * queue stays empty. Its timers stay in its heap: every carrier runs other Ps' due timers.
-     */
-    private void giveBack(Processor p) {
-        scheduling.moveQueueToGlobal(p);
-        scheduling.lock.lock();
-        try {
-            p.holder = null;
-            scheduling.idle.putP(p);
-        } finally {
-            scheduling.lock.unlock();
-        }
-    }
-
     // ---------------------------------------------------------------- life and supervision
 
     /** The carrier thread's whole life; any failure outside a task ends it cleanly. */
@@ -208,9 +182,9 @@ final class Carriers {
             // carrier leave live, close() return, and a snapshot still count it.
             scheduling.lock.lock();
             try {
-                scheduling.idle.takeCarrier(m); // ended while parked: after termination
+                scheduling.parking.takeCarrier(m); // ended while parked: after termination
                 if (!m.retired) {
-                    scheduling.idle.carrierExited();
+                    scheduling.parking.carrierExited();
                 }
             } finally {
                 scheduling.lock.unlock();
@@ -239,31 +213,28 @@ final class Carriers {
             }
             Processor p = m.p;
             if (p != null) {
-                if (p.holder == m.inTask) {
+                if (p.holder() == m.inTask) {
                     p.leaveTask(m); // fails only if sysmon retook it: then it is not ours
                 }
-                if (p.holder == m.inLoop) {
+                if (p.holder() == m.inLoop) {
                     m.p = null;
-                    giveBack(p);
+                    scheduling.idle.giveBack(p);
                 }
             }
             scheduling.lock.lock();
             try {
-                if (m.detachedFromP) {
-                    m.detachedFromP = false;
-                    detached = detached - 1;
-                }
+                scheduling.handOff.carrierFailed(m);
                 if (m.parked) {
-                    scheduling.idle.takeCarrier(m);
+                    scheduling.parking.takeCarrier(m);
                 }
-                scheduling.timers.passSleep(m); // allocates nothing
+                scheduling.parking.passSleep(m); // allocates nothing
             } finally {
                 scheduling.lock.unlock();
             }
             Processor handed = m.nextP;
             m.nextP = null;
             if (handed != null) {
-                giveBack(handed);
+                scheduling.idle.giveBack(handed);
             }
             scheduling.lock.lock();
             try {
@@ -277,200 +248,6 @@ final class Carriers {
             scheduling.idle.wakeP(); // another carrier for the work it gave back
         }
     }
-
-    // ---------------------------------------------------------------- P hand-over
-
-    /**
-     * Must hold the lock, or own {@code p} exclusively (just handed over): either way {@code p}
-     * is held by nobody ({@link Lease}: only the lock holder, or the carrier it was handed to,
-     * turns a null holder into {@code m.inLoop}).
-     */
-    static void acquire(Carrier m, Processor p) {
-        assert p.holder == null : "acquire: P " + p.id + " is held by " + p.holder;
-        p.holder = m.inLoop;
-        m.p = p;
-    }
-
-    /**
-     * Sysmon: takes {@code p} from carrier {@code m}, blocked in a task, and hands it to an idle
-     * carrier or a new one, which it returns. Returns null, changing nothing, if no carrier can be
-     * had (all {@code maxCarriers} exist and none is idle) or {@code m} is no longer in that task;
-     * also null if a new carrier could not be started (then {@code p}'s work went to the global
-     * queue and {@code p} is idle: see {@link #start}); and null when {@code p} was retired
-     * ({@link ProcResize}): then it was taken and given up, its queue on the global queue.
-     */
-    Carrier handOff(Processor p, Carrier m) {
-        Idle.Reservation carrier = null;
-        boolean retired;
-        scheduling.lock.lock();
-        try {
-            if (scheduling.shutdown.isTerminated()) {
-                return null;
-            }
-            // A retired P (ProcResize) is not handed on: taken from the blocked carrier, its
-            // queue goes to the global queue and it is given up, as its holder would at its next
-            // schedule. No carrier is needed for that.
-            retired = p.isRetired();
-            if (!retired) {
-                carrier = scheduling.idle.reserveCarrier();
-                if (carrier == null) {
-                    return null;
-                }
-            }
-            if (!p.retake(m)) {
-                if (carrier != null) {
-                    scheduling.idle.unreserveCarrier(carrier);
-                }
-                return null;
-            }
-            p.holder = null; // in transit to the reserved carrier, or exclusively ours if retired
-            detached = detached + 1; // until m's task returns (regainP)
-            m.detachedFromP = true;
-            handoffs.increment(); // before the P can run anything: snapshots see it first
-        } finally {
-            scheduling.lock.unlock();
-        }
-        if (retired) {
-            giveBack(p); // queue to the global queue; Idle.putP counts the retired P out
-            scheduling.idle.wakeP();
-            return null;
-        }
-        return scheduling.idle.handTo(carrier, p, false);
-    }
-
-    /**
-     * Sysmon handed {@code m}'s P to another carrier while {@code m}'s task was blocked (Go's
-     * exitsyscall). Takes that P back if it is idle, else any idle P; else parks as an idle
-     * carrier until handed one. Returns false if {@code m} should end instead.
-     */
-    boolean regainP(Carrier m) {
-        Processor old = m.p;
-        scheduling.lock.lock();
-        try {
-            detached = detached - 1;
-            m.detachedFromP = false;
-            Idle idle = scheduling.idle;
-            Processor p = idle.takeP(old) ? old : idle.getP();
-            if (p != null) {
-                acquire(m, p);
-                return true;
-            }
-            m.p = null;
-            scheduling.shutdown.signalIfQuiescent(); // close() may be waiting for this task to return
-        } finally {
-            scheduling.lock.unlock();
-        }
-        return park(m);
-    }
-
-    /** Carriers still in a task whose P was handed off. */
-    int detached() {
-        return detached;
-    }
-
-    // ---------------------------------------------------------------- parking
-
-    /**
-     * Carrier {@code m}, holding no P: parks it on the idle list until a waker hands it a P (then
-     * it holds it and this returns true) or the scheduler terminates (returns false).
-     */
-    boolean park(Carrier m) {
-        scheduling.lock.lock();
-        try {
-            if (scheduling.shutdown.isTerminated()) {
-                return false;
-            }
-            // Our P was published idle (a volatile write) before this read of the global queue:
-            // a submitter puts its task and then reads the idle count, so either it sees our idle
-            // P and wakes someone, or we see its task here (Idle). The same for a timer that came
-            // due, and for a waker that found no carrier to hand a P to (maxCarriers) and gave
-            // the P back, leaving its work queued.
-            if (!scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime())) {
-                Processor p = scheduling.idle.getP();
-                if (p != null) {
-                    acquire(m, p);
-                    return true;
-                }
-            }
-            scheduling.idle.putCarrier(m);
-            scheduling.timers.offerSleep(m); // if no carrier sleeps for the timers yet, this one will
-        } finally {
-            scheduling.lock.unlock();
-        }
-        scheduling.idle.parks.increment();
-        if (Events.on()) {
-            Events.parkStarts(m);
-        }
-        Processor p = takeNextP(m);
-        Events.parkEnded(m);
-        if (p == null) {
-            return false;
-        }
-        acquire(m, p);
-        if (m.spinning && Events.on()) {
-            Events.spinStarted(m); // woken by wakeP to search
-        }
-        return true;
-    }
-
-    /**
-     * Waits for the P a waker hands over in {@code m.nextP}. Returns null once the scheduler has
-     * terminated, or when {@code m} retired: a carrier beyond {@code procs} that waited a whole
-     * keep-alive leaves the idle list and ends.
-     */
-    Processor takeNextP(Carrier m) {
-        long parkedAt = System.nanoTime();
-        long keepAliveNanos = scheduling.keepAlive.toNanos();
-        Processor p;
-        while ((p = m.nextP) == null) {
-            // An interrupt of a parked carrier (a task interrupting its own carrier, or anyone
-            // else) would make every park below return at once: clear it, as ForkJoinPool does.
-            Thread.interrupted();
-            if (scheduling.shutdown.isTerminated()) {
-                return null;
-            }
-            if (scheduling.timers.isSleeper(m)) {
-                p = scheduling.timers.sleepForTimers(m);
-                if (p != null) {
-                    return p;
-                }
-                parkedAt = System.nanoTime();
-                continue;
-            }
-            if (scheduling.idle.carriers() <= scheduling.procs) {
-                LockSupport.park(this);
-                parkedAt = System.nanoTime(); // the keep-alive counts from when it became spare
-                continue;
-            }
-            long left = keepAliveNanos - (System.nanoTime() - parkedAt);
-            if (left > 0) {
-                LockSupport.parkNanos(this, left);
-                continue;
-            }
-            scheduling.lock.lock();
-            try {
-                // Off the idle list under the lock, so no waker can hand us a P afterwards.
-                if (m.nextP == null && scheduling.idle.retire(m)) {
-                    m.retired = true;
-                    return null;
-                }
-            } finally {
-                scheduling.lock.unlock();
-            }
-        }
-        if (scheduling.timers.isSleeper(m)) {
-            // Holding a P now, perhaps for a long task: another parked carrier sleeps for the timers.
-            scheduling.lock.lock();
-            try {
-                scheduling.timers.passSleep(m);
-            } finally {
-                scheduling.lock.unlock();
-            }
-        }
-        m.nextP = null;
-        return p;
-    }
-
 
     // ---------------------------------------------------------------- shutdown
 

@@ -64,7 +64,7 @@ final class DispatcherAccessImpl implements DispatcherAccess {
 
     @Override
     public int carriers(GmpScheduler scheduler) {
-        return scheduler.scheduling.idle.carriers();
+        return scheduler.scheduling.parking.carriers();
     }
 
     @Override

@@ -2,19 +2,19 @@ package io.loomgmp.dispatcher;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Who is idle, who is searching, and who gets woken (Tokio's {@code idle.rs}): the idle P list,
- * the idle carrier list, the count of spinning carriers, and {@link #wakeP} (Go's
- * {@code pidleput}/{@code pidleget}, {@code mput}/{@code mget}, {@code sched.nmspinning} and
- * {@code wakep}/{@code startm}). Every change of the spinning count is made here:
- * {@link #startSpinning}, {@link #foundWork}, {@link #spinnerFoundNothing}, {@link #becomeSpinner}
- * and {@link #spinnerGone}; so is every decision to wake a carrier. A carrier's own
- * {@code spinning} flag follows the count, also in {@code Carriers}: a carrier started for a
- * spinning reservation begins with it set ({@code Carriers.start}), and a failed carrier clears it
- * as it gives its count back through {@link #spinnerGone} ({@code Carriers.recover}).
+ * Which Ps are idle, who is searching, and who gets woken (Tokio's {@code idle.rs}): the idle P
+ * list, the count of spinning carriers, and {@link #wakeP} (Go's {@code pidleput}/{@code pidleget},
+ * {@code sched.nmspinning} and {@code wakep}/{@code startm}). Every change of the spinning count is
+ * made here: {@link #startSpinning}, {@link #foundWork}, {@link #stopSpinning},
+ * {@link #becomeSpinner} and {@link #spinnerGone}; so is every decision to wake a carrier. A
+ * carrier's own {@code spinning} flag follows the count, also in {@code Carriers}: a carrier
+ * started for a spinning reservation begins with it set ({@code Carriers.start}), and a failed
+ * carrier clears it as it gives its count back through {@link #spinnerGone}
+ * ({@code Carriers.recover}). The carrier that is woken, and the whole life of a carrier without a
+ * P, is {@link Parking}'s.
  *
  * <h2>The wake-up rule and why no wake-up is lost</h2>
  * New work wakes an idle carrier only when nobody is spinning and a P is idle: a spinning carrier
@@ -26,20 +26,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li>A spinner that finds nothing gives up its P, then decrements {@link #spinning}, and only
  *       <em>then</em> re-checks the global queue, every local queue and the timers
- *       ({@link #spinnerFoundNothing}). A submitter queues its task, <em>then</em> reads
+ *       ({@link Parking#spinnerRecheck}). A submitter queues its task, <em>then</em> reads
  *       {@link #spinning} ({@link #wakeP}). Either the re-check sees the task, or the submitter
  *       sees the decrement and wakes a carrier (jcstress: {@code WakePVsSpinnerRelease}, for a
  *       global put and for a push to a busy P's ring).</li>
  *   <li>Any carrier that gives up its P publishes it idle ({@link #putP}, a volatile write of the
  *       idle count), and only then checks the global queue and the timers before parking
- *       ({@code Carriers.park}). The global queue is lock-free, so its put does not order
+ *       ({@link Parking#park}). The global queue is lock-free, so its put does not order
  *       itself with the lock: a submitter puts, <em>then</em> reads {@link #idleProcs} in
  *       {@link #wakeP}. Either the carrier sees the task and takes a P back, or the submitter sees
  *       the idle P (jcstress: {@code GlobalPutVsIdleRecheck}).</li>
  * </ul>
  * A task pushed to a local queue is in any case run by that queue's own P, which is busy (it is
  * running the submitter), so even a missed wake-up would make it late, never lost. The timers
- * have a pair of their own, the timer sleeper's ({@link Timers}).
+ * have a pair of their own, the timer sleeper's ({@link Parking}).
  *
  * <h2>Failure</h2>
  * {@link #wakeP} never throws: a carrier that cannot be started is reported by
@@ -47,8 +47,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * for a carrier that runs (sysmon wakes one again later). Everything else here only moves
  * objects between lists under the lock.
  *
- * <p>The lists are guarded by the scheduler lock; the counts {@link #idleProcs} and
- * {@link #idleCarriers} are volatile copies for lock-free reads.
+ * <p>The list is guarded by the scheduler lock; the count {@link #idleProcs} is a volatile copy
+ * for lock-free reads.
  */
 final class Idle {
 
@@ -58,40 +58,19 @@ final class Idle {
     private ArrayDeque<Processor> idlePs = new ArrayDeque<>();
     /** Ps the idle list holds without growing: {@code ArrayDeque(n)} takes n without a resize. Under the lock. */
     private int idleRoom;
-    /**
-     * Parked carriers, the most recently parked first (the timer sleeper's role goes to the
-     * first: {@link Timers}). Made with room for every carrier there can be
-     * ({@code maxCarriers}), so that parking never allocates.
-     */
-    final ArrayDeque<Carrier> idleMs;
     private volatile int idleProcs;
-    private volatile int idleCarriers;
 
     /** Carriers searching for work (Go's sched.nmspinning). Changed only by the methods below. */
     private final AtomicInteger spinning = new AtomicInteger();
-    /** Carriers alive or being started; never above {@code maxCarriers}. Changed under the lock. */
-    private volatile int carriers;
-    /** Times a carrier parked on the idle list. */
-    final LongAdder parks = new LongAdder();
 
-    /**
-     * A carrier reserved to take a P: a parked one, or ({@code parked == null}) one to start.
-     * Made once per carrier ({@link Carrier#reservation}) and once for new ones, so that a wake-up
-     * allocates nothing.
-     */
-    record Reservation(Carrier parked) {
-    }
-
-    private static final Reservation NEW_CARRIER = new Reservation(null);
-
-    Idle(ReentrantLock lock, Scheduling scheduling, int maxCarriers) {
+    Idle(ReentrantLock lock, Scheduling scheduling) {
         this.lock = lock;
         this.scheduling = scheduling;
-        this.idleMs = new ArrayDeque<>(maxCarriers);
     }
 
     /**
-     * Must hold the scheduler lock. {@code p}'s queue must be empty and nobody may hold it. A
+     * Must hold the scheduler lock. {@code p}'s queue must be empty; its holder in its loop (or
+     * whoever took it: retaken, in transit) lets it go here ({@link Processor#release}). A
      * retired P ({@link ProcResize}) does not go on the idle list: it is counted out of the
      * retiring ones instead. Every path that gives a P up comes here, so an idle-listed P is
      * always an active one. Allocates nothing while the list has the room that
@@ -101,7 +80,7 @@ final class Idle {
         assert lock.isHeldByCurrentThread();
         assert p.runQueue.isEmpty() : "putP: P " + p.id + " has a non-empty run queue";
         assert !idlePs.contains(p) : "putP: P " + p.id + " is already idle";
-        p.holder = null;
+        p.release();
         // After the holder's volatile write: a request sysmon made for the task that is gone is
         // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
         // (Preemption.request; jcstress: PreemptRequestVsIdle).
@@ -113,6 +92,22 @@ final class Idle {
             idleProcs = idlePs.size();
         }
         scheduling.shutdown.signalIfQuiescent();
+    }
+
+    /**
+     * Exclusive owner of {@code p}, which nobody holds (in transit, retaken, or its holder is
+     * failing): moves its queued tasks to the global queue and puts it on the idle list, so that an
+     * idle P's queue stays empty. Its timers stay in its heap: every carrier runs other Ps' due
+     * timers. Never throws (the global queue's reserve; the idle list has room).
+     */
+    void giveBack(Processor p) {
+        scheduling.moveQueueToGlobal(p);
+        lock.lock();
+        try {
+            putP(p);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -152,133 +147,8 @@ final class Idle {
         return false;
     }
 
-    /**
-     * Must hold the scheduler lock. Reserves a carrier to hand a P to: a parked one (taken off the
-     * idle list), or a new one to start (counted now); {@code null} at the {@code maxCarriers} bound.
-     */
-    Reservation reserveCarrier() {
-        assert lock.isHeldByCurrentThread();
-        Carrier m = getCarrier();
-        if (m != null) {
-            return m.reservation;
-        }
-        if (carriers < scheduling.maxCarriers) {
-            carriers = carriers + 1;
-            return NEW_CARRIER;
-        }
-        return null;
-    }
-
-    /** Must hold the scheduler lock. Gives back what {@link #reserveCarrier} reserved, unused. */
-    void unreserveCarrier(Reservation reserved) {
-        assert lock.isHeldByCurrentThread();
-        if (reserved.parked() == null) {
-            carriers = carriers - 1;
-        } else {
-            putCarrier(reserved.parked());
-        }
-    }
-
-    /**
-     * Hands {@code p} (held by nobody) to the reserved carrier: wakes it, or starts a new one
-     * (sysmon does: {@link Carriers#startFor}); returns that carrier, or null if none was
-     * started yet. Call without the lock.
-     */
-    Carrier handTo(Reservation reserved, Processor p, boolean spinning) {
-        Carrier m = reserved.parked();
-        if (m == null) {
-            return scheduling.carriers.startFor(p, spinning); // null if deferred, or all given back if it failed
-        }
-        m.spinning = spinning; // published by the volatile write below
-        m.nextP = p;
-        m.unpark();
-        return m;
-    }
-
-    /** Must hold the scheduler lock. An idle carrier leaves the idle list to end (keep-alive over). */
-    boolean retire(Carrier m) {
-        assert lock.isHeldByCurrentThread();
-        if (carriers > scheduling.procs && idleMs.remove(m)) {
-            m.parked = false;
-            idleCarriers = idleMs.size();
-            carriers = carriers - 1;
-            return true;
-        }
-        return false;
-    }
-
-    /** Must hold the scheduler lock. {@code m} is about to park and wait for {@code m.nextP}. */
-    void putCarrier(Carrier m) {
-        assert lock.isHeldByCurrentThread();
-        assert !m.parked : "putCarrier: " + m.name + " is already on the idle list";
-        m.parked = true;
-        idleMs.push(m);
-        idleCarriers = idleMs.size();
-    }
-
-    /** Must hold the scheduler lock. */
-    private Carrier getCarrier() {
-        assert lock.isHeldByCurrentThread();
-        Carrier m = idleMs.poll();
-        if (m != null) {
-            m.parked = false;
-            idleCarriers = idleMs.size();
-        }
-        return m;
-    }
-
-    /** Must hold the scheduler lock. Takes {@code m} off the idle list (it woke up by itself). */
-    void takeCarrier(Carrier m) {
-        assert lock.isHeldByCurrentThread();
-        m.parked = false;
-        if (idleMs.remove(m)) {
-            idleCarriers = idleMs.size();
-        }
-    }
-
-
-    /**
-     * Any thread, without the lock held: unparks every parked carrier, so that each looks again
-     * at how many carriers there are against {@code procs} (after a shrink, spare ones start their
-     * keep-alive; {@code Carriers.takeNextP}). A spurious wake-up for each, nothing more. Never
-     * throws: should the look at the list fail (out of memory), the spares retire at the next
-     * change instead.
-     */
-    void unparkIdleCarriers() {
-        lock.lock();
-        try {
-            for (Carrier m : idleMs) {
-                m.unpark();
-            }
-        } catch (Throwable outOfMemory) {
-            // the iterator could not be made: see above
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Must hold the scheduler lock. Every carrier on the idle list, for shutdown. */
-    Carrier[] idleCarrierList() {
-        assert lock.isHeldByCurrentThread();
-        return idleMs.toArray(new Carrier[0]);
-    }
-
-    /** Must hold the scheduler lock: a carrier thread ended. */
-    void carrierExited() {
-        assert lock.isHeldByCurrentThread();
-        carriers = carriers - 1;
-    }
-
     int idleProcs() {
         return idleProcs;
-    }
-
-    int idleCarriers() {
-        return idleCarriers;
-    }
-
-    int carriers() {
-        return carriers;
     }
 
     // ---------------------------------------------------------------- spinning
@@ -320,38 +190,13 @@ final class Idle {
     }
 
     /**
-     * Spinner {@code m} found nothing and has given up its P. Publishes "not spinning" FIRST (a
-     * volatile RMW), then re-checks every queue and the timers: a submitter that saw {@code m}
-     * still spinning did not wake anyone, so its task must be visible to this re-check. Reversing
-     * the two steps loses wake-ups. If there is work and a P is idle, takes that P and spins again
-     * (so that finding work wakes the next one) and returns the P; else {@code null}.
+     * Spinner {@code m} found nothing and has given up its P: "not spinning", published first (a
+     * volatile RMW), before the re-check of every queue ({@link Parking#spinnerRecheck}).
      */
-    Processor spinnerFoundNothing(Carrier m) {
+    void stopSpinning(Carrier m) {
         m.spinning = false;
         spinning.decrementAndGet();
         Events.spinEnded(m, false);
-        boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
-        // Every P made, retired ones too: a retired P's holder moves its queue to the global queue
-        // and wakes a carrier itself, but looking costs nothing here.
-        for (int i = 0, n = scheduling.allocated; !work && i < n; i++) {
-            work = !scheduling.allp[i].runQueue.isEmpty();
-        }
-        if (!work) {
-            return null;
-        }
-        Processor p;
-        lock.lock();
-        try {
-            p = getP();
-            if (p == null) {
-                return null; // every P is busy: their holders will run it
-            }
-            Carriers.acquire(m, p);
-        } finally {
-            lock.unlock();
-        }
-        startSpinning(m, p);
-        return p;
     }
 
     /** A spinning carrier (or one reserved to spin) is gone without finding work: it failed to start, or failed. */
@@ -372,7 +217,7 @@ final class Idle {
         if (!spinning.compareAndSet(0, 1)) {
             return; // someone else became the spinner
         }
-        Reservation m;
+        Parking.Reservation m;
         Processor p;
         lock.lock();
         try {
@@ -381,7 +226,7 @@ final class Idle {
                 spinning.decrementAndGet(); // every P is busy: they will find the work
                 return;
             }
-            m = reserveCarrier();
+            m = scheduling.parking.reserveCarrier();
             if (m == null) {
                 putP(p); // every carrier exists and is busy: their Ps will find the work
                 spinning.decrementAndGet();
@@ -390,6 +235,6 @@ final class Idle {
         } finally {
             lock.unlock();
         }
-        handTo(m, p, true); // gives everything back itself if no carrier could be started
+        scheduling.parking.handTo(m, p, true); // gives everything back itself if no carrier could be started
     }
 }

@@ -9,13 +9,13 @@ package io.loomgmp.dispatcher;
  *  holder     meaning                                  who may change it, to what
  *  null       idle (on the idle list), or in transit:  the lock holder that takes it off the idle list, or
  *             to a carrier (Carrier.nextP, a carrier   the carrier it was handed to: to m.inLoop
- *             being started) or being given back       (Carriers.acquire, which asserts the null)
+ *             being started) or being given back       (Processor.acquire, which asserts the null)
  *  m.inLoop   carrier m holds the P in its loop        m: to m.inTask (enterTask, a release store);
- *                                                      m, under the lock: to null (Idle.putP, Carriers.giveBack)
+ *                                                      m, under the lock: to null (Processor.release, from Idle.putP)
  *  m.inTask   m holds the P and is running a task      m: CAS to m.busy (beginOwnerOp) or to m.inLoop (leaveTask);
  *                                                      sysmon: CAS to RETAKEN (retake)
  *  m.busy     m's running task is using the P's queue  m: to m.inTask (endOwnerOp, a release store)
- *  RETAKEN    sysmon took the P from a blocked m       sysmon, under the lock: to null (Carriers.handOff)
+ *  RETAKEN    sysmon took the P from a blocked m       sysmon, under the lock: to null (Processor.release, in HandOff.handOff)
  * </pre>
  * Every carrier has its own three lease objects, so a CAS that expects {@code m.inTask} can only
  * succeed against m's own lease: a P that sysmon took and handed to another carrier never matches

@@ -62,7 +62,7 @@ final class Preemption {
         // After the increment: see PendingPreemptions.asked for why the hint cannot stay wrong.
         Thread thread = seen.carrier.thread;
         PendingPreemptions.asked = before == 0 && thread != null ? thread : PendingPreemptions.LOOK_UP;
-        Lease now = p.holder;
+        Lease now = p.holder();
         if (now == null || now.carrier != seen.carrier) {
             take(p); // the P went idle or to another carrier: withdraw (unless its owner took it)
             return false;

@@ -41,7 +41,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       those tasks go with the rest at the holder's next schedule. Thieves steal from every
  *       held P, retired ones included, so work queued behind a long task does not wait for it.</li>
  *   <li>A carrier <b>blocked</b> in a task on a retired P: sysmon retakes the P as for a hand-off,
- *       but retires it instead of handing it on ({@code Carriers.handOff}).</li>
+ *       but retires it instead of handing it on ({@code HandOff.handOff}).</li>
  *   <li>Every other path that gives a P up (a carrier that failed, a carrier that could not be
  *       started, a waker that found no carrier) goes through {@link Idle#putP}, so a retired P
  *       never reaches the idle list. Invariant: a P is on the idle list iff it is active and
@@ -150,7 +150,7 @@ final class ProcResize {
                         strandedTimers = true;
                     }
                 }
-                s.idle.unparkIdleCarriers();
+                s.parking.unparkIdleCarriers();
             } else if (procs > old) {
                 s.idle.wakeP(); // never throws; the spinner it starts wakes the next one
             }
@@ -213,7 +213,7 @@ final class ProcResize {
             }
             p.retiring = true;
             retiring = retiring + 1;
-            Lease lease = p.holder;
+            Lease lease = p.holder();
             if (lease != null && lease.carrier != null) {
                 // A virtual thread running there yields at its next poll; the loop gives the P
                 // up at its next schedule in any case (the request only makes that sooner).

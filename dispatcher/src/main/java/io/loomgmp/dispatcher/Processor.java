@@ -103,8 +103,13 @@ final class Processor {
      */
     private long schedtick;
 
-    /** Who holds this P and in which phase; see {@link Lease} for the protocol. */
-    volatile Lease holder;
+    /**
+     * Who holds this P and in which phase; see {@link Lease} for the protocol. Written only by the
+     * methods below, one per transition of the lease: {@link #acquire}, {@link #release},
+     * {@link #enterTask}, {@link #leaveTask}, {@link #beginOwnerOp}, {@link #endOwnerOp} and
+     * {@link #retake}.
+     */
+    private volatile Lease holder;
 
     /**
      * {@link ProcResize} retired this P: whoever holds it gives it up at its next scheduling
@@ -159,6 +164,36 @@ final class Processor {
         this.id = id;
         this.schedulerLock = scheduling == null ? null : scheduling.lock;
         this.timers = new TimerHeap(scheduling);
+    }
+
+    /** Who holds this P now, and in which phase ({@link Lease}); {@code null}: nobody. */
+    Lease holder() {
+        return holder;
+    }
+
+    /**
+     * Carrier {@code m} takes this P, which nobody holds: off the idle list under the scheduler
+     * lock, or handed to {@code m} ({@code Carrier.nextP}, a carrier being started), so that
+     * {@code m} owns it exclusively. A volatile write; the lock or the hand-over's volatile
+     * {@code nextP} orders the last holder's plain accesses before {@code m}'s.
+     */
+    void acquire(Carrier m) {
+        assert holder == null : "acquire: P " + id + " is held by " + holder;
+        holder = m.inLoop;
+        m.p = this;
+    }
+
+    /**
+     * The P is let go: by its holder in its loop, or by whoever took it ({@link #retake}, a
+     * failed carrier's P), under the scheduler lock or as its exclusive owner just before putting
+     * it on the idle list. Never while a task may still act as its owner: {@code m.inTask} and
+     * {@code m.busy} are never released here.
+     */
+    void release() {
+        Lease lease = holder;
+        assert lease == null || lease == Lease.RETAKEN || lease == lease.carrier.inLoop
+                : "release: P " + id + " is held by " + lease;
+        holder = null;
     }
 
     /** The carrier holding this P, or {@code null} when it is idle, in transit or being retaken. */

@@ -266,11 +266,11 @@ final class Retake implements AutoCloseable {
         boolean readyWaited = readyWaitedLongEnough(now);
         readyGiveWayLeft = readyWaited;
         // Every P made, retired ones too: one still held gets preemption requests and hand-offs
-        // like any other (Carriers.handOff retires it instead of handing it on).
+        // like any other (HandOff.handOff retires it instead of handing it on).
         for (int i = 0, n = scheduling.allocated; i < n; i++) {
             Processor p = scheduling.allp[i];
             SysmonTick watch = watches[i];
-            Lease lease = p.holder;
+            Lease lease = p.holder();
             if (lease == null || lease == Lease.RETAKEN) {
                 watch.forget();
                 continue;
@@ -439,7 +439,7 @@ final class Retake implements AutoCloseable {
             lookAgain(Math.min(now + BlockedCheck.FUTEX_HANDOFF_AFTER_NANOS, blockedSince + BlockedCheck.CPU_VETO_LIMIT_NANOS));
             return false;
         }
-        Carrier to = scheduling.carriers.handOff(p, m); // counts it in handoffs
+        Carrier to = scheduling.handOff.handOff(p, m); // counts it in handoffs
         if (to == null) {
             return false;
         }

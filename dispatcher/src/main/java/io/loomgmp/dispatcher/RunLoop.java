@@ -6,7 +6,7 @@ package io.loomgmp.dispatcher;
  *
  * <pre>
  * run(m): take the handed P ─► findRunnable ─► runTask ─► findRunnable ─► ...
- *         (a task whose P sysmon handed off returns ─► Carriers.regainP)
+ *         (a task whose P sysmon handed off returns ─► HandOff.regainP)
  * findRunnable: R this P was retired (setProcs): its queue to the global queue, give it up
  *               0 due timers of this P (their tasks land in runnext)
  *               1 runnext (inherits the time slice; skipped once on a preemption request)
@@ -15,8 +15,8 @@ package io.loomgmp.dispatcher;
  *               3 local ring ─► 4 ready batch ─► the skipped runnext ─► 5 one yielded task
  *               6 due timers of other Ps ─► 7 steal (while spinners ≤ busy Ps / 2) ─► 7b wait
  *                 up to SEARCH_SPIN_NANOS for work from the busy Ps
- *               8 give up P ─► 9 spinner's re-check (Idle) ─► 10 park (Carriers), until the
- *                 earliest timer if no other carrier sleeps for it
+ *               8 give up P ─► 9 spinner's re-check ─► 10 park, until the earliest timer if
+ *                 no other carrier sleeps for it (the three: Parking.stop)
  * </pre>
  *
  * <h2>Why work from outside cannot starve</h2>
@@ -119,11 +119,11 @@ final class RunLoop {
 
     /** Carrier {@code m}'s loop: take the handed P, then find and run tasks until it ends. */
     void run(Carrier m) {
-        Processor first = scheduling.carriers.takeNextP(m);
+        Processor first = scheduling.parking.takeNextP(m);
         if (first == null) {
             return;
         }
-        Carriers.acquire(m, first);
+        first.acquire(m);
         if (m.spinning && Events.on()) {
             Events.spinStarted(m);
         }
@@ -145,7 +145,7 @@ final class RunLoop {
             }
             boolean holdsP = runTask(m, task);
             m.inHand = null;
-            if (!holdsP && !scheduling.carriers.regainP(m)) {
+            if (!holdsP && !scheduling.handOff.regainP(m)) {
                 return;
             }
         }
@@ -211,7 +211,7 @@ final class RunLoop {
             // R. Retired by setProcs (ProcResize): move its queue to the global queue and give
             // it up. An opaque read, not a fence: the decision is made under the lock.
             if (p.retiredHint()) {
-                p = giveUpP(m, scheduling.moveQueueToGlobal(p));
+                p = scheduling.parking.stop(m, scheduling.moveQueueToGlobal(p));
                 if (p == null) {
                     return null;
                 }
@@ -303,8 +303,8 @@ final class RunLoop {
                     continue; // something came: look again from the top
                 }
             }
-            // 8-10. Nothing: give up the P, then look for one again or park.
-            p = giveUpP(m, false);
+            // 8-10. Nothing: give up the P, then look for one again or park (Parking.stop).
+            p = scheduling.parking.stop(m, false);
             if (p == null) {
                 return null;
             }
@@ -337,7 +337,7 @@ final class RunLoop {
             }
             for (int i = 0, n = scheduling.allocated; i < n; i++) {
                 Processor other = scheduling.allp[i];
-                if (other != p && other.holder != null && !other.runQueue.isEmpty()) {
+                if (other != p && other.holder() != null && !other.runQueue.isEmpty()) {
                     return true;
                 }
             }
@@ -347,38 +347,6 @@ final class RunLoop {
             }
         } while (now - until < 0);
         return false;
-    }
-
-    /**
-     * Carrier {@code m} gives up its P, whose queue is empty (it found nothing, or moved it all to
-     * the global queue: {@code moved}), and looks for a P again. Returns the P it then holds, or
-     * {@code null} once the scheduler has terminated (or m retired after its keep-alive).
-     */
-    private Processor giveUpP(Carrier m, boolean moved) {
-        // 8. Give up the P: onto the idle list, or counted out if it was retired (Idle.putP).
-        scheduling.lock.lock();
-        try {
-            release(m);
-        } finally {
-            scheduling.lock.unlock();
-        }
-        if (moved) {
-            idle.wakeP(); // a retired P's queue went to the global queue: a carrier for it
-        }
-        // 9. The spinning-to-idle transition: "not spinning" first, then a re-check of every
-        // queue (Idle explains why, and takes a P back if the re-check finds work).
-        if (m.spinning) {
-            Processor found = idle.spinnerFoundNothing(m);
-            if (found != null) {
-                return found;
-            }
-        }
-        // 10. Park until a waker hands us a P (Carriers.park re-checks the global queue and
-        // the timers first, and may sleep until the earliest timer).
-        if (!scheduling.carriers.park(m)) {
-            return null;
-        }
-        return m.p;
     }
 
     /**
@@ -503,14 +471,6 @@ final class RunLoop {
             m.events.runSource = source;
         }
         return task;
-    }
-
-    /** Must hold the lock. {@code m} gives up its P, whose queue is empty. */
-    private void release(Carrier m) {
-        assert scheduling.lock.isHeldByCurrentThread();
-        Processor p = m.p;
-        m.p = null;
-        idle.putP(p);
     }
 
 }

@@ -22,13 +22,17 @@ import java.util.function.Function;
  * schedule(task, delay) ──► the current P's timer heap (Go's p.timers)
  *
  * RunLoop      a carrier's loop: findRunnable (timers, runnext, ring, global, steal) and run
- * Idle         idle Ps and carriers, spinning, and every decision to wake a carrier
- * Carriers     a carrier's life: start (ThreadFactory), park, retire, hand-off, regain, failure
+ * Idle         idle Ps, spinning, and every decision to wake a carrier
+ * Parking      a carrier without a P: give it up, re-check, park, the hand-over of a P, the
+ *              timer sleeper, retirement after the keep-alive
+ * HandOff      a blocked carrier's P handed to another carrier, and taken back afterwards
+ * Carriers     a carrier's thread: start (ThreadFactory), its life, failure
+ * Processor    a P: its RunQueue (runnext and ring), its TimerHeap, its Lease (who holds it;
+ *              every change of the holder is one of its methods)
  * Sysmon       preemption requests, hand-offs of blocked carriers' Ps, thief wake-ups
  * Shutdown     close and termination
  * Events       every JFR event the data path emits; Failures: every failure it reports
  * LatencySamples  which queued tasks carry a timestamp; LatencyRecorder: each P's latency histograms
- * Processor    a P: its RunQueue (runnext and ring), its TimerHeap, its Lease (who holds it)
  * GlobalQueue  the global queue's two lanes
  * </pre>
  *
@@ -69,6 +73,8 @@ final class Scheduling {
     /** Which submissions are timed; {@code sampleEvery} 0: sampling is off. */
     final LatencySamples latencySamples;
     final Idle idle;
+    final Parking parking;
+    final HandOff handOff = new HandOff(this);
     final Timers timers;
     final Shutdown shutdown = new Shutdown(this);
     final Carriers carriers;
@@ -115,7 +121,8 @@ final class Scheduling {
         this.carrierLocator = carrierLocator;
         this.allp = new Processor[maxCarriers];
         this.global = new GlobalQueue(failures, procs, maxCarriers);
-        this.idle = new Idle(lock, this, maxCarriers);
+        this.idle = new Idle(lock, this);
+        this.parking = new Parking(this);
         this.timers = new Timers(this);
         this.carriers = new Carriers(this, carrierFactory != null ? carrierFactory : Carriers.defaultFactory(name));
         lock.lock();
@@ -195,7 +202,7 @@ final class Scheduling {
         Runnable queued = latencySamples.on() ? latencySamples.queued(m, task, failures) : task;
         boolean wake = true;
         boolean local = false;
-        boolean inLoop = p != null && m.thread == Thread.currentThread() && p.holder == m.inLoop;
+        boolean inLoop = p != null && m.thread == Thread.currentThread() && p.holder() == m.inLoop;
         // Act as the P's owner only while holding it: in the scheduling loop (timers run there),
         // or in a task after beginOwnerOp (sysmon may have retaken the P).
         if (p == null || yielded || placement == Placement.GLOBAL || !(inLoop || p.beginOwnerOp(m))) {

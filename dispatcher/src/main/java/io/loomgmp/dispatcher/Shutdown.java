@@ -61,7 +61,7 @@ final class Shutdown {
         if (closed && !terminated && isQuiescent()) {
             terminated = true;
             FlightRecording.unregister(scheduling);
-            for (Carrier m : scheduling.idle.idleCarrierList()) {
+            for (Carrier m : scheduling.parking.idleCarrierList()) {
                 m.unpark();
             }
             scheduling.sysmon.stop();
@@ -77,7 +77,7 @@ final class Shutdown {
     private boolean isQuiescent() {
         assert scheduling.lock.isHeldByCurrentThread();
         return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty()
-                && scheduling.carriers.detached() == 0
+                && scheduling.handOff.detached() == 0
                 && scheduling.resize.retiring() == 0 // a retired P still held may hold queued work
                 && !scheduling.resize.isResizing() // a timer being moved is in no heap
                 && scheduling.timers.pending() == 0;

@@ -60,7 +60,7 @@ final class Snapshots {
      * whose P was handed off while it blocked.
      */
     static int runningTasks(Scheduling s) {
-        int running = s.carriers.detached();
+        int running = s.handOff.detached();
         for (int i = 0, n = s.procs; i < n; i++) {
             Carrier m = s.allp[i].owner();
             if (m != null && m.runningTask() != null) {
@@ -115,7 +115,7 @@ final class Snapshots {
             Runnable task = m == null ? null : m.runningTask();
             long tasksRun = p.counted(Counter.TASKS_RUN);
             ps.add(new SchedulerSnapshot.ProcessorSnapshot(
-                    p.id, p.holder == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
+                    p.id, p.holder() == null, p.runQueue.size(), p.runQueue.hasNext(), p.schedtick(),
                     tasksRun, p.timers.pending(), p.preemptRequested,
                     task == null ? null : describe(s, task), task == null ? -1 : s.sysmon.runningNanos(p, tasksRun, now)));
         }
@@ -132,10 +132,10 @@ final class Snapshots {
                 totals[Counter.STEALS.ordinal()],
                 totals[Counter.STOLEN_TASKS.ordinal()],
                 totals[Counter.OVERFLOWS.ordinal()],
-                s.idle.parks.sum(),
+                s.parking.parks.sum(),
                 totals[Counter.SPINS.ordinal()],
                 s.sysmon.retake.preemptRequests.sum(),
-                s.carriers.handoffs.sum(),
+                s.handOff.handoffs.sum(),
                 timersFired,
                 s.failures.count(),
                 s.shutdown.isTerminated(),
@@ -164,7 +164,7 @@ final class Snapshots {
     /** The carriers by state, read once each: the summary and the snapshot count them alike. */
     private record CarrierCounts(int all, int spinning, int idle, int blocked) {
         static CarrierCounts of(Scheduling s) {
-            return new CarrierCounts(s.idle.carriers(), s.idle.spinning(), s.idle.idleCarriers(), s.carriers.detached());
+            return new CarrierCounts(s.parking.carriers(), s.idle.spinning(), s.parking.idleCarriers(), s.handOff.detached());
         }
 
         /** Holding a P, neither spinning nor parked; never below 0 although the reads are racy. */

@@ -69,7 +69,7 @@ final class Stealing {
             int stride = stealStrides[random.nextInt(stealStrides.length)];
             for (int k = 0, i = start; k < n; k++, i = (i + stride) % n) {
                 Processor victim = scheduling.allp[i];
-                if (victim == p || victim.holder == null) {
+                if (victim == p || victim.holder() == null) {
                     continue; // idle Ps have empty queues
                 }
                 int before = p.runQueue.size();

@@ -241,7 +241,7 @@ final class Sysmon implements Runnable {
         // A retired P still held may run a task: sysmon keeps watching it until it is given up.
         return scheduling.idle.idleProcs() == scheduling.procs && scheduling.global.isEmpty()
                 && scheduling.resize.retiring() == 0
-                && (scheduling.timers.sleeper() != null || scheduling.timers.delay(System.nanoTime()) < 0);
+                && (scheduling.parking.sleeper() != null || scheduling.timers.delay(System.nanoTime()) < 0);
     }
 
 }

@@ -1,74 +1,40 @@
 package io.loomgmp.dispatcher;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The scheduler's timers (Go's {@code time.go}): each P has a heap of them ({@link TimerHeap},
- * {@link Timer}); this class adds them, runs the due ones, keeps a carrier sleeping until the
- * earliest, and moves a retired P's.
+ * {@link Timer}); this class adds them, runs the due ones, and moves a retired P's. The carrier
+ * that sleeps until the earliest (the timer sleeper) is {@link Parking}'s.
  * <ul>
  *   <li><b>Adding</b> ({@link #schedule}): into the heap of the caller's P (any P for a thread
  *       that is not one of our carriers). A timer that is now its heap's earliest may need someone
- *       awake for it ({@link #added}): the timer sleeper if it would wake later, a carrier if
- *       nobody sleeps for the timers, sysmon if every P is busy (the task in its way gives way).</li>
+ *       awake for it ({@link #added}): the timer sleeper if it would wake later
+ *       ({@link Parking#wakeSleeperFor}), a carrier if nobody sleeps for the timers, sysmon if
+ *       every P is busy (the task in its way gives way). Why no timer is slept past: see
+ *       {@link Parking}.</li>
  *   <li><b>Running</b> ({@link #runDue}): at the top of every schedule, a carrier runs its own P's
  *       due timers; one that finds nothing else to do runs the other Ps' ({@link #runOthersDue}),
  *       as Go's stealWork does. A timer's task runs on the carrier and, for a virtual thread's
  *       timeout, unparks it into this P's runnext; no more at once than the ring has room for.</li>
- *   <li><b>Sleeping</b>: at most one parked carrier is the <em>timer sleeper</em> (Go's M blocked
- *       in netpoll until {@code pollUntil}): it parks until the earliest timer of any P, then
- *       takes an idle P and runs the due timers ({@link #sleepForTimers}). The carrier that parks
- *       while timers exist and nobody sleeps for them takes the role ({@link #offerSleep}); one
- *       that gets work passes it on ({@link #passSleep}).</li>
  *   <li><b>Moving</b> ({@link #move}): {@code setProcs} moves a retired P's timers to the active
  *       ones; a move that fails leaves them in the retired P's heap, which every carrier still
  *       runs, and sysmon moves them again.</li>
  * </ul>
  *
- * <h2>Why a timer added while the sleeper parks is never slept past</h2>
- * Both sides publish first and look second, each with volatile accesses (so the two store→load
- * pairs are ordered as if sequentially consistent):
- * <pre>
- * adder ({@link #schedule} → {@link #added})        sleeper ({@link #sleepForTimers})
- *   add the timer to its heap (lock; volatile)      sleeperDeadline = now + delay (volatile)
- *   read sleeper and sleeperDeadline               read every heap's earliest again ({@link #delay})
- *   earlier than the deadline: unpark the sleeper  an earlier one: do not park, recompute
- * </pre>
- * Either the adder sees the new deadline and unparks the sleeper (an unpark before the park makes
- * the park return at once), or the sleeper's second look sees the timer. With no sleeper, the
- * adder wakes a carrier, which parks as the sleeper if it finds nothing to run. jcstress:
- * {@code TimerAddVsSleeperPublish}.
- *
  * <h2>Failure</h2>
  * Adding throws {@link RejectedExecutionException} once the scheduler has terminated (or is closed,
  * for a thread not ours), or an {@code OutOfMemoryError} from the heap, with nothing added. What a
- * timer's task throws is the timer's ({@link Timer}, a {@code FutureTask}). The sleeper's role and
- * the wake-ups allocate nothing. A move's failure is reported and retried ({@link #move}).
+ * timer's task throws is the timer's ({@link Timer}, a {@code FutureTask}). The wake-ups allocate
+ * nothing. A move's failure is reported and retried ({@link #move}).
  */
 final class Timers {
     /** Largest delay a timer accepts; longer ones are clamped (a timer that far out never fires in practice). */
     static final long MAX_TIMER_DELAY_NANOS = Long.MAX_VALUE >> 2;
 
-    private static final VarHandle SLEEPER;
-
-    static {
-        try {
-            SLEEPER = MethodHandles.lookup().findVarHandle(Timers.class, "sleeper", Carrier.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final Scheduling scheduling;
-    /** The parked carrier that sleeps until the earliest timer, or null. Set under the lock, cleared by CAS. */
-    private volatile Carrier sleeper;
-    /** When the timer sleeper wakes up: a {@code System.nanoTime()} value. Written by the sleeper. */
-    private volatile long sleeperDeadline;
 
     Timers(Scheduling scheduling) {
         this.scheduling = scheduling;
@@ -161,13 +127,8 @@ final class Timers {
         if (scheduling.idle.idleProcs() == 0) {
             scheduling.sysmon.timerAdded(when); // the P's task may be in the timer's way
         }
-        Carrier sleeper = this.sleeper;
-        if (sleeper != null) {
-            if (when - sleeperDeadline < 0) {
-                sleeper.unpark();
-            }
-        } else if (!adderWillPark) {
-            scheduling.idle.wakeP();
+        if (!scheduling.parking.wakeSleeperFor(when) && !adderWillPark) {
+            scheduling.idle.wakeP(); // nobody sleeps for the timers: a carrier that will
         }
     }
 
@@ -240,116 +201,6 @@ final class Timers {
             }
         }
         return ran;
-    }
-
-    // ---------------------------------------------------------------- sleeping
-
-    /**
-     * Must hold the scheduler lock; {@code m} was just put on the idle list. If timers exist and no
-     * carrier sleeps for them, {@code m} will: it parks until the earliest one.
-     */
-    void offerSleep(Carrier m) {
-        assert scheduling.lock.isHeldByCurrentThread();
-        if (sleeper == null) {
-            long now = System.nanoTime();
-            long delay = delay(now);
-            if (delay >= 0) {
-                sleeperDeadline = now + delay;
-                sleeper = m;
-            }
-        }
-    }
-
-    /** Any thread: whether {@code m} is the timer sleeper. */
-    boolean isSleeper(Carrier m) {
-        return sleeper == m;
-    }
-
-    /** Carrier {@code m} gives up the timer sleeper's role, if it has it. */
-    void stopSleep(Carrier m) {
-        if (sleeper == m) {
-            SLEEPER.compareAndSet(this, m, null);
-        }
-    }
-
-    /**
-     * Must hold the scheduler lock. Carrier {@code m} stops sleeping for the timers because it
-     * has work now (a waker handed it a P, perhaps for a long task), or it fails: the role
-     * goes to another parked carrier, if there is one, which is unparked to sleep until the
-     * earliest timer. Without this, a sleeper that a hand-off took for a long task left the timers
-     * of idle Ps to nobody until some carrier parked again (sysmon's rule for overdue timers is
-     * the net below this: see {@code Retake.round}).
-     */
-    void passSleep(Carrier m) {
-        assert scheduling.lock.isHeldByCurrentThread();
-        if (sleeper != m) {
-            return;
-        }
-        sleeper = null;
-        for (Carrier next : scheduling.idle.idleMs) { // the most recently parked first: its cache is the warmest
-            if (next != m) {
-                offerSleep(next);
-                if (sleeper == next) {
-                    next.unpark(); // its park loop sees the role (Carriers.takeNextP)
-                }
-                return;
-            }
-        }
-    }
-
-    /** Any thread: the carrier sleeping for the timers, or null. */
-    Carrier sleeper() {
-        return sleeper;
-    }
-
-    /**
-     * Carrier {@code m}, parked on the idle list as the timer sleeper (Go's M blocked in netpoll
-     * until {@code pollUntil}): parks until the earliest timer of any P, then takes an idle P to
-     * run the due timers, as a spinner. Returns that P, or {@code null} to be called again (woken
-     * early by an earlier timer or a waker; or the role was given up: no timers are left, or
-     * every P is busy and their holders run the timers at their next schedule).
-     */
-    Processor sleepForTimers(Carrier m) {
-        long now = System.nanoTime();
-        long delay = delay(now);
-        Idle idle = scheduling.idle;
-        if (delay < 0) {
-            stopSleep(m);
-            return null;
-        }
-        if (delay > 0) {
-            // Publish the deadline, then look again: a timer added meanwhile either sees the new
-            // deadline (and unparks us if it is earlier) or is seen by this second look.
-            sleeperDeadline = now + delay;
-            long again = delay(System.nanoTime());
-            if (again >= 0 && again < delay - (System.nanoTime() - now)) {
-                return null; // an earlier timer arrived: recompute
-            }
-            LockSupport.parkNanos(this, delay);
-            return null;
-        }
-        scheduling.lock.lock();
-        try {
-            // Handed a P meanwhile, or ending: takeNextP sees it. Or reserved by a waker, which
-            // took us off the idle list and hands us a P as soon as it has let the lock go: we
-            // must wait for that P rather than take another, or two Ps (and two spinning
-            // counts: the waker's and ours) would be ours, and one spinning count would never be
-            // given back, so that no wake-up would ever happen again (found by the soak).
-            if (m.nextP != null || !m.parked || scheduling.shutdown.isTerminated()) {
-                return null;
-            }
-            Processor p = idle.getP();
-            if (p == null) {
-                stopSleep(m); // every P is busy: their holders run the timers
-                return null;
-            }
-            idle.takeCarrier(m);
-            stopSleep(m); // it parks again soon, and offers then; sysmon nets the rest
-            idle.becomeSpinner(m);
-            return p;
-        } finally {
-            scheduling.lock.unlock();
-        }
     }
 
     // ---------------------------------------------------------------- moving

@@ -238,7 +238,7 @@ class HandoffTest {
      * no other carrier) for a long task, gives the role to the other parked carrier, which sleeps
      * until the earliest timer. Before, the role was dropped: the timers of idle Ps had nobody
      * until some carrier parked again. White-box: the hand-over is made here as
-     * {@code Carriers.handOff} makes it, with the task on the global queue.
+     * {@code HandOff.handOff} makes it, with the task on the global queue.
      */
     @Test
     void aTimerSleeperHandedAPPassesTheRoleToAnotherParkedCarrier() {
@@ -257,19 +257,19 @@ class HandoffTest {
             Probe.awaitTrue(() -> s.snapshot().idleCarriers() == 2 && s.snapshot().idleProcs() == 2, Probe.BOUND, s,
                     "both carriers parked");
             java.util.concurrent.Future<?> far = s.schedule(() -> { }, TimeUnit.HOURS.toNanos(1));
-            Probe.awaitTrue(() -> s.scheduling.timers.sleeper() != null && s.snapshot().idleCarriers() == 2,
+            Probe.awaitTrue(() -> s.scheduling.parking.sleeper() != null && s.snapshot().idleCarriers() == 2,
                     Probe.BOUND, s, "a timer sleeper, parked");
-            Carrier sleeper = s.scheduling.timers.sleeper();
+            Carrier sleeper = s.scheduling.parking.sleeper();
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch hold = new CountDownLatch(1);
             try {
                 Scheduling scheduling = s.scheduling;
                 Processor p;
-                Idle.Reservation reserved = null;
+                Parking.Reservation reserved = null;
                 scheduling.lock.lock();
                 try {
                     p = scheduling.idle.getP();
-                    reserved = Probe.reserveParked(scheduling.idle, sleeper, 2); // the sleeper; the other stays parked
+                    reserved = Probe.reserveParked(scheduling.parking, sleeper, 2); // the sleeper; the other stays parked
                 } finally {
                     scheduling.lock.unlock();
                 }
@@ -278,10 +278,10 @@ class HandoffTest {
                     running.countDown();
                     Probe.block(hold);
                 });
-                scheduling.idle.handTo(reserved, p, false);
+                scheduling.parking.handTo(reserved, p, false);
                 Probe.await(running, Probe.BOUND, s, "the old sleeper's long task");
                 Probe.awaitTrue(() -> {
-                    Carrier now = s.scheduling.timers.sleeper();
+                    Carrier now = s.scheduling.parking.sleeper();
                     return now != null && now != sleeper;
                 }, Probe.BOUND, s, "the other carrier sleeping for the timer");
             } finally {

@@ -54,7 +54,7 @@ class PreemptionAskedTest {
             }
             Probe.await(bothRunning, Probe.BOUND, s, "two tasks, one on each P");
             Processor p0 = s.scheduling.allp[0];
-            Lease held = p0.holder;
+            Lease held = p0.holder();
             // Sysmon may have asked already: a batch of both tasks went to one P, and the second
             // one's wait there makes sysmon ask the first to give way until another P steals it.
             boolean requested = held != null && (Preemption.request(p0, held) || p0.preemptRequested);

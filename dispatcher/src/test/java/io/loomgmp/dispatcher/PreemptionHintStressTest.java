@@ -39,8 +39,8 @@ class PreemptionHintStressTest {
             ps[i] = new Processor(i);
             ms[i] = new Carrier(null, "hint-m" + i);
             ms[i].thread = Thread.ofPlatform().name("hint-m" + i).unstarted(() -> { });
-            ms[i].p = ps[i];
-            ps[i].holder = ms[i].inTask; // each carrier runs a task on its own P
+            ps[i].acquire(ms[i]);
+            ps[i].enterTask(ms[i]); // each carrier runs a task on its own P
             CarrierTable.register(ms[i]);
         }
         int countBefore = PendingPreemptions.count;
@@ -54,7 +54,7 @@ class PreemptionHintStressTest {
                     SplittableRandom random = new SplittableRandom(seed);
                     while (!stop.get()) {
                         Processor p = ps[random.nextInt(PROCS)];
-                        Preemption.request(p, p.holder);
+                        Preemption.request(p, p.holder());
                     }
                 }));
             }
@@ -88,7 +88,7 @@ class PreemptionHintStressTest {
             // Quiescent: sysmon asks each asked P again after its slice, which heals the hint.
             for (Processor p : ps) {
                 if (p.preemptRequested) {
-                    assertFalse(Preemption.request(p, p.holder), "a P asked twice");
+                    assertFalse(Preemption.request(p, p.holder()), "a P asked twice");
                 }
             }
             int open = 0;

@@ -113,13 +113,13 @@ final class Probe {
      * taken off the idle list before it go back), looking at up to {@code tries} of them; null if
      * it was not among them.
      */
-    static Idle.Reservation reserveParked(Idle idle, Carrier m, int tries) {
+    static Parking.Reservation reserveParked(Parking parking, Carrier m, int tries) {
         for (int i = 0; i < tries; i++) {
-            Idle.Reservation r = idle.reserveCarrier();
+            Parking.Reservation r = parking.reserveCarrier();
             if (r.parked() == m) {
                 return r;
             }
-            idle.unreserveCarrier(r);
+            parking.unreserveCarrier(r);
         }
         return null;
     }

@@ -35,7 +35,7 @@ class StealingTest {
         try {
             Processor p = s.allp[id];
             assertTrue(s.idle.takeP(p), "P" + id + " was idle");
-            Carriers.acquire(m, p);
+            p.acquire(m);
         } finally {
             s.lock.unlock();
         }

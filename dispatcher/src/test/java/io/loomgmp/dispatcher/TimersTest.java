@@ -350,17 +350,17 @@ class TimersTest {
         try (GmpScheduler s = GmpScheduler.builder().procs(2).name("reserved").withoutSysmon().build()) {
             Future<?> far = s.schedule(() -> { }, java.util.concurrent.TimeUnit.HOURS.toNanos(1));
             try {
-                Probe.awaitTrue(() -> s.scheduling.timers.sleeper() != null && s.snapshot().idleProcs() == 2
+                Probe.awaitTrue(() -> s.scheduling.parking.sleeper() != null && s.snapshot().idleProcs() == 2
                         && s.snapshot().idleCarriers() == s.snapshot().carriers(), Probe.BOUND, s,
                         "every carrier parked, one as the timer sleeper");
-                Carrier sleeper = s.scheduling.timers.sleeper();
+                Carrier sleeper = s.scheduling.parking.sleeper();
                 Scheduling scheduling = s.scheduling;
                 Processor p;
-                Idle.Reservation reserved = null;
+                Parking.Reservation reserved = null;
                 scheduling.lock.lock();
                 try { // the waker's half under the lock, taking the sleeper
                     p = scheduling.idle.getP();
-                    reserved = Probe.reserveParked(scheduling.idle, sleeper, s.snapshot().carriers());
+                    reserved = Probe.reserveParked(scheduling.parking, sleeper, s.snapshot().carriers());
                 } finally {
                     scheduling.lock.unlock();
                 }
@@ -368,7 +368,7 @@ class TimersTest {
                 CountDownLatch fired = new CountDownLatch(1);
                 s.schedule(fired::countDown, 0); // due now: the sleeper wakes for it
                 boolean early = fired.await(200, java.util.concurrent.TimeUnit.MILLISECONDS);
-                scheduling.idle.handTo(reserved, p, false); // the waker's half after the lock
+                scheduling.parking.handTo(reserved, p, false); // the waker's half after the lock
                 assertFalse(early, "the reserved sleeper took an idle P of its own to run the timer\n" + s.snapshot());
                 Probe.await(fired, Probe.BOUND, s, "the timer, run on the P the sleeper was handed");
             } finally {

@@ -14,7 +14,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * The wake-up protocol of the lock-free global queue (see {@code Idle}): a thread that is not a
  * carrier puts a task, then reads the idle count ({@code Idle.wakeP}); a carrier publishes its P
  * idle ({@code Idle.putP}, a volatile write), then checks the global queue before parking
- * ({@code Carriers.park}). {@code idleProcs} stands for the idle count, a volatile int as
+ * ({@code Parking.park}). {@code idleProcs} stands for the idle count, a volatile int as
  * in {@code Idle}. r1 = the idle count the submitter saw, r2 = whether the carrier saw the task.
  * Both 0 means the task waits on the queue while the carrier parks and nobody wakes anyone.
  */

@@ -26,7 +26,7 @@ public class LeaseLeaveTaskVsRetake {
     private final Processor p = new Processor(0);
 
     public LeaseLeaveTaskVsRetake() {
-        p.holder = m.inLoop;
+        p.acquire(m);
         p.enterTask(m);
     }
 

@@ -35,7 +35,7 @@ public class LeaseOwnerOpVsRetake {
     private boolean retaken;
 
     public LeaseOwnerOpVsRetake() {
-        p.holder = m.inLoop;
+        p.acquire(m);
         p.enterTask(m);
     }
 
@@ -54,7 +54,8 @@ public class LeaseOwnerOpVsRetake {
     public void sysmonThenNewHolder() {
         if (p.retake(m)) {
             retaken = true;
-            p.holder = next.inLoop; // handed over (under the scheduler lock in Carriers.handOff)
+            p.release(); // handed over (under the scheduler lock in HandOff.handOff)
+            p.acquire(next);
             p.runQueue.pushOrOverflow(tasks[1]);
             p.runQueue.pushOrOverflow(tasks[2]);
         } else {

@@ -23,14 +23,14 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * <pre>
  *     if (!REQUESTED.compareAndSet(p, false, true)) return false;
  *     PENDING.getAndAdd(1);
- *     Lease now = p.holder;
+ *     Lease now = p.holder();
  *     if (now == null || now.carrier != seen.carrier) { take(p); return false; }
  *     return true;
  * </pre>
  * The carrier ({@code Idle.putP}, quoted: its first two lines; the rest only moves the P onto the
  * idle list under the scheduler lock) writes the holder (volatile), then takes any request:
  * <pre>
- *     p.holder = null;
+ *     p.release(); // holder = null
  *     Preemption.take(p);
  * </pre>
  * ({@code take}: {@code p.preemptRequested && REQUESTED.compareAndSet(p, true, false)}.)
@@ -62,7 +62,7 @@ public class PreemptRequestVsIdle {
     private final Lease seen = m.inTask; // sysmon saw m running a task on p for too long
 
     public PreemptRequestVsIdle() {
-        p.holder = m.inLoop; // the task returned (leaveTask); m found nothing else to run
+        p.acquire(m); // the task returned (leaveTask); m found nothing else to run
     }
 
     @Actor
@@ -72,7 +72,7 @@ public class PreemptRequestVsIdle {
 
     @Actor
     public void carrier(III_Result r) {
-        p.holder = null;
+        p.release();
         r.r2 = Preemption.take(p) ? 1 : 0;
     }
 

@@ -20,19 +20,19 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * code on a real {@code Scheduling}, {@code Idle} and {@code Carriers}.
  *
  * <h2>Protocol</h2>
- * The carrier, in {@code Carriers.takeNextP}, leaves the idle list under the scheduler lock, and
+ * The carrier, in {@code Parking.takeNextP}, leaves the idle list under the scheduler lock, and
  * only if nobody handed it a P:
  * <pre>
  *     scheduling.lock.lock();
  *     try {
- *         if (m.nextP == null &amp;&amp; scheduling.idle.retire(m)) { m.retired = true; return null; }
+ *         if (m.nextP == null &amp;&amp; retire(m)) { m.retired = true; return null; }
  *     } finally { scheduling.lock.unlock(); }
  * </pre>
- * ({@code Idle.retire}: {@code carriers > procs && idleMs.remove(m)}, then one carrier fewer).
- * The waker ({@code Idle.wakeP}'s slow path, as {@code Carriers.handOff} does too) takes an idle
- * P and reserves a carrier under the same lock ({@code Idle.reserveCarrier}: a parked one, taken
+ * ({@code Parking.retire}: {@code carriers > procs && idleMs.remove(m)}, then one carrier fewer).
+ * The waker ({@code Idle.wakeP}'s slow path, as {@code HandOff.handOff} does too) takes an idle
+ * P and reserves a carrier under the same lock ({@code Parking.reserveCarrier}: a parked one, taken
  * off the idle list, else a new one, counted), then, without the lock, hands the P over
- * ({@code Idle.handTo}: {@code m.nextP = p}, a volatile write, then unpark). If the carrier lost
+ * ({@code Parking.handTo}: {@code m.nextP = p}, a volatile write, then unpark). If the carrier lost
  * the race for the lock, it is no longer on the idle list, so {@code retire} fails and it waits
  * on in {@code takeNextP} for {@code nextP}; if it won, the waker does not find it and reserves a
  * new carrier instead.
@@ -51,7 +51,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * (its thread is never started) and taken out of the JFR periodic event at once. Two carriers are
  * counted ({@code reserveCarrier} twice: one stands for a carrier busy elsewhere, e.g. in a task
  * whose P was handed off), so the spare may retire; the spare {@code m} is on the idle list and
- * P0 is idle. The carrier actor calls the real {@code Carriers.takeNextP(m)}: with the keep-alive
+ * P0 is idle. The carrier actor calls the real {@code Parking.takeNextP(m)}: with the keep-alive
  * at zero it goes straight to the retire step (it never parks: more carriers than Ps, and no
  * timers). The waker calls the real {@code getP}, {@code reserveCarrier} and, for a parked
  * carrier, {@code handTo} ({@code m} has no thread: the unpark is a no-op); a new carrier is only
@@ -76,9 +76,9 @@ public class RetireVsHandOver {
         FlightRecording.unregister(s); // no periodic event for this inert scheduler
         s.lock.lock();
         try {
-            s.idle.reserveCarrier(); // a carrier busy elsewhere
-            s.idle.reserveCarrier(); // the spare, m
-            s.idle.putCarrier(m);
+            s.parking.reserveCarrier(); // a carrier busy elsewhere
+            s.parking.reserveCarrier(); // the spare, m
+            s.parking.putCarrier(m);
         } finally {
             s.lock.unlock();
         }
@@ -86,17 +86,17 @@ public class RetireVsHandOver {
 
     @Actor
     public void spare() {
-        took = s.carriers.takeNextP(m);
+        took = s.parking.takeNextP(m);
     }
 
     @Actor
     public void waker() {
-        Idle.Reservation reserved;
+        Parking.Reservation reserved;
         Processor p;
         s.lock.lock();
         try {
             p = s.idle.getP();
-            reserved = s.idle.reserveCarrier();
+            reserved = s.parking.reserveCarrier();
         } finally {
             s.lock.unlock();
         }
@@ -105,7 +105,7 @@ public class RetireVsHandOver {
             reservation = 0;
         } else if (reserved.parked() != null) {
             reservation = reserved.parked() == m ? 1 : 3;
-            s.idle.handTo(reserved, p, false);
+            s.parking.handTo(reserved, p, false);
         } else {
             reservation = 2; // handTo would start a new carrier thread with p
         }
@@ -120,10 +120,10 @@ public class RetireVsHandOver {
         if (m.retired != (took == null)) {
             violations |= 2;
         }
-        if (s.idle.carriers() != 2) {
+        if (s.parking.carriers() != 2) {
             violations |= 4;
         }
-        if (s.idle.idleCarriers() != 0 || s.idle.idleProcs() != 0) {
+        if (s.parking.idleCarriers() != 0 || s.idle.idleProcs() != 0) {
             violations |= 8;
         }
         if (m.nextP != null) {

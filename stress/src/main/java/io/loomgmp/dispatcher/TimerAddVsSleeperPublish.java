@@ -14,8 +14,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * The timer sleeper's protocol (see {@code Timers}): a thread adds a timer (published in its heap),
  * then reads the sleeper's deadline ({@code Timers.added}); the sleeper publishes its deadline
  * (a volatile write), then looks at the heaps again before parking
- * ({@code Timers.sleepForTimers}). {@code sleeperDeadline} stands for
- * {@code Timers.sleeperDeadline}, a volatile long. r1 = whether the adder saw the new deadline
+ * ({@code Parking.sleepForTimers}). {@code sleeperDeadline} stands for
+ * {@code Parking.sleeperDeadline}, a volatile long. r1 = whether the adder saw the new deadline
  * (and so unparks the sleeper if its timer is earlier), r2 = whether the sleeper's second look saw
  * the timer. Both 0: the sleeper parks past a timer that nobody told it about.
  */

@@ -29,7 +29,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * A spinner that found nothing gives its P up ({@code RunLoop.findRunnable} step 8:
  * {@code release(m)}, i.e. {@code idle.putP(p)} under the scheduler lock, a volatile write of the
  * idle count), <em>then</em> decrements the spinning count, <em>then</em> re-checks every queue
- * (step 9, {@code Idle.spinnerFoundNothing}):
+ * (step 9, {@code Parking.spinnerRecheck}):
  * <pre>
  *     m.spinning = false;
  *     spinning.decrementAndGet();
@@ -57,7 +57,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * given twice, a wrong count) is forbidden in both.
  *
  * <p>Only step 9 is exercised: for a task on the global queue, the park of step 10
- * ({@code Carriers.park}) re-checks the global queue once more ({@code GlobalPutVsIdleRecheck}),
+ * ({@code Parking.park}) re-checks the global queue once more ({@code GlobalPutVsIdleRecheck}),
  * but a task in a busy P's ring has no second chance: the re-check here is the only thing that
  * keeps an idle P from sitting beside it until that P's holder finishes its task.
  *
@@ -66,7 +66,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * carrier thread is ever started either) and taken out of the JFR periodic event at once. Carrier
  * {@code spinner} holds P0 and is counted spinning ({@code Idle.startSpinning}); carrier
  * {@code busy} holds P1; carrier {@code parked} is on the idle carrier list, so that
- * {@code wakeP} reserves it and hands it the P ({@code Idle.handTo}: {@code m.nextP = p}, an
+ * {@code wakeP} reserves it and hands it the P ({@code Parking.handTo}: {@code m.nextP = p}, an
  * unpark of a null thread is a no-op) instead of starting a thread. r1 = the spinner's re-check
  * took a P back, r2 = the parked carrier was handed a P, r3 = the spinning count, r4 = the idle
  * P count.
@@ -89,9 +89,9 @@ public final class WakePVsSpinnerRelease {
             FlightRecording.unregister(s); // no periodic event for this inert scheduler
             s.lock.lock();
             try {
-                Carriers.acquire(spinner, s.idle.getP()); // P0
-                Carriers.acquire(busy, s.idle.getP()); // P1
-                s.idle.putCarrier(parked);
+                s.idle.getP().acquire(spinner); // P0
+                s.idle.getP().acquire(busy); // P1
+                s.parking.putCarrier(parked);
             } finally {
                 s.lock.unlock();
             }
@@ -108,7 +108,7 @@ public final class WakePVsSpinnerRelease {
             } finally {
                 s.lock.unlock();
             }
-            found = s.idle.spinnerFoundNothing(spinner); // step 9
+            found = s.parking.spinnerRecheck(spinner); // step 9
         }
 
         void check(IIII_Result r) {
