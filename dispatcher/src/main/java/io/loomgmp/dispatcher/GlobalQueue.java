@@ -76,20 +76,29 @@ final class GlobalQueue {
     private volatile int reserved;
 
     /**
-     * Tests only: runs before each node allocation; what it throws stands for an
-     * {@code OutOfMemoryError} there. Set before the scheduler runs.
+     * Tests only ({@link TestSeams#allocationFault}): runs before each node allocation; what it
+     * throws stands for an {@code OutOfMemoryError} there. Null in use.
      */
-    Runnable allocationFaultForTests;
+    private final Runnable allocationFaultForTests;
 
     /** A queue alone, for tests of it (jcstress): room in its reserve for one P; no reports. */
     GlobalQueue() {
-        this(null, 1, 1);
+        this(null);
     }
 
-    /** @param procs the Ps made; see {@link #ensureReserve} */
-    GlobalQueue(Failures failures, int procs, int maxCarriers) {
+    /** A queue alone whose node allocations run {@code allocationFault} first (jcstress). */
+    GlobalQueue(Runnable allocationFault) {
+        this(null, 1, 1, allocationFault);
+    }
+
+    /**
+     * @param procs           the Ps made; see {@link #ensureReserve}
+     * @param allocationFault null, or a test's stand-in for an {@code OutOfMemoryError}
+     */
+    GlobalQueue(Failures failures, int procs, int maxCarriers, Runnable allocationFault) {
         this.failures = failures;
         this.reserve = new Runnable[reserveCapacity(procs, maxCarriers)];
+        this.allocationFaultForTests = allocationFault;
     }
 
     /** A P's whole queue: its ring and its runnext. */

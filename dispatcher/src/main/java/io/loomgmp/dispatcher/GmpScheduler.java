@@ -36,19 +36,9 @@ public final class GmpScheduler implements Executor, AutoCloseable {
     /** Run once each by {@link #close}; e.g. unregistering the MXBean ({@link GmpSchedulerMXBeans}). */
     private final Queue<Runnable> closeActions = new ConcurrentLinkedQueue<>();
 
-    private GmpScheduler(Builder builder) {
-        this.scheduling = new Scheduling(builder.name, builder.procs, builder.maxCarriers,
-                builder.timeSlice, builder.keepAlive, builder.uncaughtExceptionHandler, builder.carrierLocator,
-                builder.threadFactory, builder.sysmon, builder.latencySample);
-        scheduling.loopFaultForTests = builder.loopFault;
-        scheduling.timerMoveFaultForTests = builder.timerMoveFault;
-        scheduling.global.allocationFaultForTests = builder.allocationFault;
-        if (builder.cpuToSpare != null) {
-            scheduling.sysmon.retake.cpuToSpare = builder.cpuToSpare;
-        }
-        if (builder.searchSpin != null) {
-            scheduling.loop.searchSpinNanos = builder.searchSpin.toNanos();
-        }
+    private GmpScheduler(SchedulerConfig config) {
+        this.scheduling = new Scheduling(config);
+        scheduling.start();
     }
 
     /** A builder with the defaults: procs = available processors, maxCarriers 256, 10 ms slice. */
@@ -236,12 +226,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private Duration timeSlice = Duration.ofMillis(10);
         private Duration keepAlive = Duration.ofSeconds(30);
         private String name = "gmp";
-        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = new Thread.UncaughtExceptionHandler() {
-            @Override
-            public void uncaughtException(Thread carrier, Throwable failure) { // not a lambda: see CarrierLocator.CURRENT_THREAD
-                printFailure(carrier, failure);
-            }
-        };
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler = Failures.PRINT_TO_STANDARD_ERROR;
         private final CarrierLocator carrierLocator = CarrierLocator.CURRENT_THREAD;
         private ThreadFactory threadFactory; // null: daemon threads named <name>-M<n>
         private boolean sysmon = true;
@@ -250,7 +235,7 @@ public final class GmpScheduler implements Executor, AutoCloseable {
         private Runnable timerMoveFault;
         private Runnable allocationFault;
         private java.util.function.BooleanSupplier cpuToSpare;
-        private Duration searchSpin;
+        private Duration searchSpin = TestSeams.NONE.searchSpin();
 
         private Builder() {
         }
@@ -421,14 +406,14 @@ public final class GmpScheduler implements Executor, AutoCloseable {
                 throw new IllegalArgumentException(
                         "maxCarriers must be at least procs (" + procs + "), was " + maxCarriers);
             }
-            return new GmpScheduler(this);
+            return new GmpScheduler(config());
         }
 
-        private static void printFailure(Thread carrier, Throwable failure) {
-            System.err.print(failure instanceof SchedulerFailure
-                    ? "Scheduler failure, reported on \"" + carrier.getName() + "\": "
-                    : "Exception in a task on carrier \"" + carrier.getName() + "\" ");
-            failure.printStackTrace();
+        /** What {@link #build} builds from. */
+        SchedulerConfig config() {
+            return new SchedulerConfig(name, procs, maxCarriers, timeSlice, keepAlive, uncaughtExceptionHandler,
+                    carrierLocator, threadFactory, sysmon, latencySample,
+                    new TestSeams(loopFault, timerMoveFault, allocationFault, cpuToSpare, searchSpin));
         }
     }
 }

@@ -119,7 +119,7 @@ final class ProcResize {
             int allocated = s.allocated; // changed only here, under resizing
             Processor[] made = new Processor[Math.max(0, procs - allocated)];
             for (int i = 0; i < made.length; i++) {
-                made[i] = new Processor(allocated + i, s);
+                made[i] = s.newProcessor(allocated + i);
             }
             s.sysmon.retake.ensureWatches(procs); // read only for ids below allocated, published below
             s.global.ensureReserve(Math.max(procs, allocated), s.maxCarriers); // room for every P's queue

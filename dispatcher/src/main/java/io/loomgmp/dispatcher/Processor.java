@@ -156,14 +156,14 @@ final class Processor {
 
     /** A P alone, for tests of its parts. */
     Processor(int id) {
-        this(id, null);
+        this(id, null, new TimerHeap());
     }
 
-    /** A P of {@code scheduling} (its timers tell it of cancels and of what their tasks throw). */
-    Processor(int id, Scheduling scheduling) {
+    /** A P of the scheduler whose lock is {@code schedulerLock}, with its heap of {@code timers}. */
+    Processor(int id, ReentrantLock schedulerLock, TimerHeap timers) {
         this.id = id;
-        this.schedulerLock = scheduling == null ? null : scheduling.lock;
-        this.timers = new TimerHeap(scheduling);
+        this.schedulerLock = schedulerLock;
+        this.timers = timers;
     }
 
     /** Who holds this P now, and in which phase ({@link Lease}); {@code null}: nobody. */

@@ -104,18 +104,17 @@ final class Retake implements AutoCloseable {
     final LongAdder preemptRequests = new LongAdder();
     /** Looks at whether a carrier blocks (tasks old enough to tell, with work waiting): for tests. Sysmon writes it. */
     volatile long blockedChecks;
-    /** {@link BlockedCheck#cpuToSpare()}; tests stand in a machine that never has one. Read by sysmon's thread. */
-    volatile java.util.function.BooleanSupplier cpuToSpare = new java.util.function.BooleanSupplier() {
-        @Override
-        public boolean getAsBoolean() { // not a lambda: made in every JVM's start-up
-            return BlockedCheck.cpuToSpare();
-        }
-    };
+    /** {@link BlockedCheck#cpuToSpare()}, unless a test stands in a machine that never has one ({@link TestSeams#cpuToSpare}). */
+    private final java.util.function.BooleanSupplier cpuToSpare;
 
-
-
-    Retake(Scheduling scheduling) {
+    Retake(Scheduling scheduling, TestSeams seams) {
         this.scheduling = scheduling;
+        this.cpuToSpare = seams.cpuToSpare() != null ? seams.cpuToSpare() : new java.util.function.BooleanSupplier() {
+            @Override
+            public boolean getAsBoolean() { // not a lambda: made in every JVM's start-up
+                return BlockedCheck.cpuToSpare();
+            }
+        };
         this.timeSliceNanos = scheduling.timeSlice.toNanos();
         this.watches = new SysmonTick[scheduling.allp.length];
         ensureWatches(scheduling.procs);

@@ -99,11 +99,10 @@ final class RunLoop {
      * VM, so that a wait no longer than that costs no more CPU than the wake-up it saves.
      */
     static final long SEARCH_SPIN_NANOS = 20_000;
-    /**
-     * {@link #SEARCH_SPIN_NANOS}, unless a test chose a longer wait to see the spin catch work
-     * however the OS schedules it. Set before any carrier starts.
-     */
-    long searchSpinNanos = SEARCH_SPIN_NANOS;
+    /** {@link #SEARCH_SPIN_NANOS}, unless a test chose a longer wait ({@link TestSeams#searchSpin}). */
+    private final long searchSpinNanos;
+    /** {@link TestSeams#loopFault}: null in use. */
+    private final Runnable loopFaultForTests;
     /** {@code Thread.onSpinWait} calls between two looks at the queues during that wait (about a microsecond). */
     static final int SEARCH_SPINS_PER_LOOK = 32;
 
@@ -111,10 +110,12 @@ final class RunLoop {
     private final Idle idle;
     private final Stealing stealing;
 
-    RunLoop(Scheduling scheduling) {
+    RunLoop(Scheduling scheduling, TestSeams seams) {
         this.scheduling = scheduling;
         this.idle = scheduling.idle;
         this.stealing = new Stealing(scheduling);
+        this.searchSpinNanos = seams.searchSpin().toNanos();
+        this.loopFaultForTests = seams.loopFault();
     }
 
     /** Carrier {@code m}'s loop: take the handed P, then find and run tasks until it ends. */
@@ -140,8 +141,8 @@ final class RunLoop {
             if (m.spinning) {
                 idle.foundWork(m);
             }
-            if (scheduling.loopFaultForTests != null) {
-                scheduling.loopFaultForTests.run();
+            if (loopFaultForTests != null) {
+                loopFaultForTests.run();
             }
             boolean holdsP = runTask(m, task);
             m.inHand = null;
@@ -169,7 +170,7 @@ final class RunLoop {
         try {
             task.run();
         } catch (Throwable failure) {
-            scheduling.reportToHandler(failure);
+            scheduling.failures.reportToHandler(failure);
         } finally {
             m.running = null;
             // A task that interrupted its carrier (a plain Runnable interrupting its own thread)

@@ -68,7 +68,7 @@ final class Scheduling {
     /** Room for {@code maxCarriers} Ps, the bound of {@code procs}; filled up to {@link #allocated}. */
     final Processor[] allp;
     final ReentrantLock lock = new CarrierSafeLock();
-    final Failures failures = new Failures(this);
+    final Failures failures;
     final GlobalQueue global;
     /** Which submissions are timed; {@code sampleEvery} 0: sampling is off. */
     final LatencySamples latencySamples;
@@ -81,17 +81,8 @@ final class Scheduling {
     final ProcResize resize = new ProcResize(this);
     final RunLoop loop;
     final Sysmon sysmon;
-    private final Thread.UncaughtExceptionHandler exceptionHandler;
-
-    /**
-     * Tests only: run by each carrier before each task, outside it; what it throws is a carrier
-     * failure. Set once before any carrier starts (carriers start at the first wake-up), so a
-     * plain field: {@code Thread.start} publishes it.
-     */
-    Runnable loopFaultForTests;
-
-    /** For tests: runs before each timer move of a shrinking resize ({@link ProcResize}); null in use. */
-    Runnable timerMoveFaultForTests;
+    /** Whether {@link #start} ran. Only the builder's thread reads or writes it. */
+    private boolean started;
 
     /**
      * The latencies as the last {@code loomgmp.SchedLatency} events covered them, so that the next
@@ -108,28 +99,32 @@ final class Scheduling {
         }
     };
 
-    Scheduling(String name, int procs, int maxCarriers, Duration timeSlice, Duration keepAlive,
-               Thread.UncaughtExceptionHandler exceptionHandler, CarrierLocator carrierLocator,
-               ThreadFactory carrierFactory, boolean sysmonOn, int latencySampleEvery) {
-        this.name = name;
-        this.procs = procs;
-        this.latencySamples = new LatencySamples(latencySampleEvery);
-        this.maxCarriers = maxCarriers;
-        this.timeSlice = timeSlice;
-        this.keepAlive = keepAlive;
-        this.exceptionHandler = exceptionHandler;
-        this.carrierLocator = carrierLocator;
+    /**
+     * Builds every part from {@code config} and starts nothing: no thread runs and nothing is
+     * registered until {@link #start}, so a scheduler that tests drive by hand (unit tests,
+     * jcstress: {@link SchedulerConfig#inert}) is built the same way and simply never started.
+     */
+    Scheduling(SchedulerConfig config) {
+        this.name = config.name();
+        this.procs = config.procs();
+        this.maxCarriers = config.maxCarriers();
+        this.timeSlice = config.timeSlice();
+        this.keepAlive = config.keepAlive();
+        this.carrierLocator = config.carrierLocator();
+        this.failures = new Failures(name, config.exceptionHandler());
+        this.latencySamples = new LatencySamples(config.latencySampleEvery());
         this.allp = new Processor[maxCarriers];
-        this.global = new GlobalQueue(failures, procs, maxCarriers);
+        this.global = new GlobalQueue(failures, procs, maxCarriers, config.seams().allocationFault());
         this.idle = new Idle(lock, this);
         this.parking = new Parking(this);
-        this.timers = new Timers(this);
-        this.carriers = new Carriers(this, carrierFactory != null ? carrierFactory : Carriers.defaultFactory(name));
+        this.timers = new Timers(this, config.seams().timerMoveFault());
+        ThreadFactory factory = config.threadFactory();
+        this.carriers = new Carriers(this, factory != null ? factory : Carriers.defaultFactory(name));
         lock.lock();
         try {
             idle.ensureRoom(procs);
             for (int i = procs - 1; i >= 0; i--) { // pushed in reverse so P0 is handed out first
-                allp[i] = new Processor(i, this);
+                allp[i] = newProcessor(i);
                 idle.putP(allp[i]);
             }
             this.allocated = procs;
@@ -137,10 +132,29 @@ final class Scheduling {
             lock.unlock();
         }
         initialiseClassesUsedLater();
-        this.loop = new RunLoop(this);
-        this.sysmon = new Sysmon(this, sysmonOn);
+        this.loop = new RunLoop(this, config.seams());
+        this.sysmon = new Sysmon(this, config.sysmon(), config.seams());
+    }
+
+    /**
+     * Starts the scheduler once it is built: registers it for JFR's periodic events and starts
+     * sysmon (unless it is off). Carriers start at the first wake-up. Called once, by the thread
+     * that built it.
+     *
+     * @throws IllegalStateException if called twice
+     */
+    void start() {
+        if (started) {
+            throw new IllegalStateException("scheduler " + name + " is started already");
+        }
+        started = true;
         FlightRecording.register(this);
         sysmon.start();
+    }
+
+    /** A new P with id {@code id}: its timers report to this scheduler. Nothing else is done with it. */
+    Processor newProcessor(int id) {
+        return new Processor(id, lock, new TimerHeap(shutdown, failures));
     }
 
     /**
@@ -304,25 +318,6 @@ final class Scheduling {
     boolean isOurCarrier(Thread thread) {
         Carrier m = CarrierTable.of(thread);
         return m != null && m.scheduling == this;
-    }
-
-    /**
-     * Hands what a task (or a timer's task) threw, or a {@link SchedulerFailure}, to the
-     * uncaught-exception handler, with the current thread. Never throws: a handler that throws is
-     * printed to standard error.
-     */
-    void reportToHandler(Throwable failure) {
-        try {
-            exceptionHandler.uncaughtException(Thread.currentThread(), failure);
-        } catch (Throwable handlerFailure) {
-            // The handler itself failed: a carrier must survive anything a task does.
-            try {
-                handlerFailure.addSuppressed(failure);
-                handlerFailure.printStackTrace();
-            } catch (Throwable ignored) {
-                // nothing left to report with
-            }
-        }
     }
 
     void close() {

@@ -68,10 +68,10 @@ final class Sysmon implements Runnable {
     /** What each round does; its state is sysmon's thread's, but for what it says it publishes. */
     final Retake retake;
 
-    Sysmon(Scheduling scheduling, boolean enabled) {
+    Sysmon(Scheduling scheduling, boolean enabled, TestSeams seams) {
         this.scheduling = scheduling;
         this.enabled = enabled;
-        this.retake = new Retake(scheduling);
+        this.retake = new Retake(scheduling, seams);
         this.thread = new Thread(null, this, scheduling.name + "-sysmon", 0, false);
         thread.setDaemon(true);
     }

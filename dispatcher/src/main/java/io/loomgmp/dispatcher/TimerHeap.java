@@ -52,11 +52,10 @@ final class TimerHeap {
     private static final int ARITY = 4;
 
     final ReentrantLock lock = new CarrierSafeLock();
-    /**
-     * The scheduler: told when a timer of this heap is cancelled (a closed scheduler may be
-     * waiting for it), and handed what a timer's task throws; null in tests of the heap alone.
-     */
-    private final Scheduling scheduling;
+    /** Told when a timer of this heap is cancelled (a closed scheduler may be waiting for it); null in tests of the heap alone. */
+    private final Shutdown shutdown;
+    /** Handed what a timer's task throws; null in tests of the heap alone. */
+    private final Failures failures;
     private Timer[] heap = new Timer[16];
     /** {@code whens[i] == heap[i].when}, kept beside the timers for the sift loops. */
     private long[] whens = new long[16];
@@ -77,11 +76,12 @@ final class TimerHeap {
 
     /** A heap whose cancellations nobody needs to hear of (tests of the heap alone). */
     TimerHeap() {
-        this(null);
+        this(null, null);
     }
 
-    TimerHeap(Scheduling scheduling) {
-        this.scheduling = scheduling;
+    TimerHeap(Shutdown shutdown, Failures failures) {
+        this.shutdown = shutdown;
+        this.failures = failures;
     }
 
     /**
@@ -243,8 +243,8 @@ final class TimerHeap {
     /** A timer in this heap was cancelled (+1), or a cancelled one left it (-1); from {@link Timer}. */
     void cancelled(int delta) {
         CANCELLED.getAndAdd(this, delta);
-        if (delta > 0 && scheduling != null) {
-            scheduling.shutdown.timerCancelled(); // after the count: a closed scheduler may be waiting for this timer
+        if (delta > 0 && shutdown != null) {
+            shutdown.timerCancelled(); // after the count: a closed scheduler may be waiting for this timer
         }
     }
 
@@ -253,8 +253,8 @@ final class TimerHeap {
      * {@link Timer}): to the uncaught-exception handler, which never throws.
      */
     void taskFailed(Throwable failure) {
-        if (scheduling != null) {
-            scheduling.reportToHandler(failure);
+        if (failures != null) {
+            failures.reportToHandler(failure);
         }
     }
 

@@ -35,9 +35,12 @@ final class Timers {
     static final long MAX_TIMER_DELAY_NANOS = Long.MAX_VALUE >> 2;
 
     private final Scheduling scheduling;
+    /** {@link TestSeams#timerMoveFault}: null in use. */
+    private final Runnable timerMoveFaultForTests;
 
-    Timers(Scheduling scheduling) {
+    Timers(Scheduling scheduling, Runnable timerMoveFault) {
         this.scheduling = scheduling;
+        this.timerMoveFaultForTests = timerMoveFault;
     }
 
     // ---------------------------------------------------------------- adding
@@ -218,8 +221,8 @@ final class Timers {
         Timer timer = null;
         try {
             for (int i = 0; (timer = heap.takeForMove()) != null; i++) {
-                if (s.timerMoveFaultForTests != null) {
-                    s.timerMoveFaultForTests.run();
+                if (timerMoveFaultForTests != null) {
+                    timerMoveFaultForTests.run();
                 }
                 TimerHeap to = s.allp[(p.id + i) % procs].timers;
                 if (!to.addMoved(timer)) { // cannot happen while resizes are serialised; P0 is never closed

@@ -1,9 +1,7 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.dispatcher.loom.CarrierLocator;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -22,9 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class StealingTest {
     /** An inert scheduler of {@code procs} Ps, all idle. */
     private static Scheduling inert(int procs) {
-        Scheduling s = new Scheduling("steal-test", procs, 2 * procs, Duration.ofMillis(10), Duration.ofSeconds(10),
-                null, CarrierLocator.CURRENT_THREAD, null, false, 0);
-        FlightRecording.unregister(s); // no periodic event for an inert scheduler
+        Scheduling s = new Scheduling(SchedulerConfig.inert("steal-test", procs, 2 * procs)); // never started
         return s;
     }
 

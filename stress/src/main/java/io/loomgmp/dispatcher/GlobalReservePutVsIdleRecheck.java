@@ -27,14 +27,10 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class GlobalReservePutVsIdleRecheck {
     private static final OutOfMemoryError NO_NODE = new OutOfMemoryError("no node (test)");
-    private final GlobalQueue global = new GlobalQueue();
+    private final GlobalQueue global = new GlobalQueue(() -> {
+        throw NO_NODE;
+    });
     private volatile int idleProcs;
-
-    public GlobalReservePutVsIdleRecheck() {
-        global.allocationFaultForTests = () -> {
-            throw NO_NODE;
-        };
-    }
 
     @Actor
     public void submitter(II_Result r) {

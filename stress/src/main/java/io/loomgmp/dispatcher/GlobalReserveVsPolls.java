@@ -26,16 +26,20 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 public class GlobalReserveVsPolls {
     private static final OutOfMemoryError NO_NODE = new OutOfMemoryError("no node (test)");
     private final StressTask[] tasks = StressTask.numbered(5);
-    private final GlobalQueue global = new GlobalQueue();
+    /** Set once the first task is in: from then on every node allocation fails. */
+    private boolean outOfMemory;
+    private final GlobalQueue global = new GlobalQueue(() -> {
+        if (outOfMemory) {
+            throw NO_NODE;
+        }
+    });
     private final StressTask.Tally tally = new StressTask.Tally(tasks.length);
     private Runnable first;
     private Runnable second;
 
     public GlobalReserveVsPolls() {
         global.putReady(tasks[4]); // linked normally, before memory runs out
-        global.allocationFaultForTests = () -> {
-            throw NO_NODE;
-        };
+        outOfMemory = true; // published with the state object, before the actors run
     }
 
     @Actor

@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.dispatcher.loom.CarrierLocator;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -65,15 +64,13 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(id = ".*", expect = FORBIDDEN, desc = "a P taken that nobody handed, or the lists and counts left wrong")
 @State
 public class RetireVsHandOver {
-    private final Scheduling s = new Scheduling("retire-jcstress", 1, 2, Duration.ofMillis(10), Duration.ZERO,
-            null, CarrierLocator.CURRENT_THREAD, null, false, 0); // no latency sampling: not this race
+    private final Scheduling s = new Scheduling(SchedulerConfig.inert("retire-jcstress", 1, 2).withKeepAlive(Duration.ZERO));
     private final Carrier m = new Carrier(s, "spare");
     private Processor handed;
     private int reservation;
     private Processor took;
 
     public RetireVsHandOver() {
-        FlightRecording.unregister(s); // no periodic event for this inert scheduler
         s.lock.lock();
         try {
             s.parking.reserveCarrier(); // a carrier busy elsewhere

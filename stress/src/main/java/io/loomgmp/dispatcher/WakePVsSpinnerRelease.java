@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import io.loomgmp.dispatcher.loom.CarrierLocator;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -9,7 +8,6 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIII_Result;
 
-import java.time.Duration;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -77,8 +75,7 @@ public final class WakePVsSpinnerRelease {
 
     /** Two Ps, a spinner on P0, a busy carrier on P1, a parked carrier; spinning count 1. */
     static final class World {
-        final Scheduling s = new Scheduling("wakep-jcstress", 2, 4, Duration.ofMillis(10), Duration.ofSeconds(10),
-                null, CarrierLocator.CURRENT_THREAD, null, false, 0); // no latency sampling: not this race
+        final Scheduling s = new Scheduling(SchedulerConfig.inert("wakep-jcstress", 2, 4)); // never started
         final Carrier spinner = new Carrier(s, "spinner");
         final Carrier busy = new Carrier(s, "busy");
         final Carrier parked = new Carrier(s, "parked");
@@ -86,7 +83,6 @@ public final class WakePVsSpinnerRelease {
         Processor found;
 
         World() {
-            FlightRecording.unregister(s); // no periodic event for this inert scheduler
             s.lock.lock();
             try {
                 s.idle.getP().acquire(spinner); // P0
