@@ -97,15 +97,7 @@ final class Parking {
      * scheduler has terminated (or {@code m} retired after its keep-alive).
      */
     Processor stop(Carrier m, boolean moved) {
-        // 8. Give up the P: onto the idle list, or counted out if it was retired (Idle.putP).
-        scheduling.lock.lock();
-        try {
-            Processor p = m.p;
-            m.p = null;
-            scheduling.idle.putP(p);
-        } finally {
-            scheduling.lock.unlock();
-        }
+        releaseP(m); // 8.
         if (moved) {
             scheduling.idle.wakeP(); // a retired P's queue went to the global queue: a carrier for it
         }
@@ -118,6 +110,21 @@ final class Parking {
         }
         // 10. Park until a waker hands us a P.
         return park(m) ? m.p : null;
+    }
+
+    /**
+     * Step 8: carrier {@code m}, holding its P in its loop with its queue empty, gives it up: onto
+     * the idle list, or counted out if it was retired ({@link Idle#putP}). Takes the lock.
+     */
+    void releaseP(Carrier m) {
+        scheduling.lock.lock();
+        try {
+            Processor p = m.p;
+            m.p = null;
+            scheduling.idle.putP(p);
+        } finally {
+            scheduling.lock.unlock();
+        }
     }
 
     /**

@@ -35,16 +35,9 @@ final class Hand {
         return m;
     }
 
-    /** Carrier {@code m}, holding its P in its loop, gives it up as {@code Parking.stop}'s step 8 does. */
+    /** Carrier {@code m}, holding its P in its loop, gives it up: {@code Parking.stop}'s step 8 alone. */
     static void giveUp(Scheduling s, Carrier m) {
-        s.lock.lock();
-        try {
-            Processor p = m.p;
-            m.p = null;
-            s.idle.putP(p);
-        } finally {
-            s.lock.unlock();
-        }
+        s.parking.releaseP(m);
     }
 
     /** As a waker does: takes an idle P and hands it to the carrier parked most recently. */
