@@ -115,9 +115,72 @@ class GmpSchedulerMXBeansTest {
             assertEquals(Arrays.asList(new Attribute("Procs", 2), new Attribute("TasksRun", (long) tasks)),
                     some.asList());
             GmpSchedulerMXBean proxy = JMX.newMXBeanProxy(SERVER, name, GmpSchedulerMXBean.class);
-            assertEquals(tasks, proxy.getTasksRun());
+            assertEquals(5, proxy.getMaxCarriers());
             assertEquals(LatencyTotals.SOURCES, Arrays.stream(proxy.getLatencyBySource())
                     .map(GmpSchedulerMXBean.SourceLatency::source).toList(), "the proxy rebuilds the records");
+        }
+    }
+
+    /** Two getters as the MXBean mapping publishes them: what each metric's attribute must look like. */
+    public interface ReferenceMXBean {
+        int getGauge();
+
+        long getCounter();
+    }
+
+    @Test
+    void everyMetricIsAnAttributeAsAGetterWouldMakeIt() throws Exception {
+        ObjectName referenceName = new ObjectName("io.loomgmp.test:type=Reference");
+        SERVER.registerMBean(new ReferenceMXBean() {
+            @Override
+            public int getGauge() {
+                return 0;
+            }
+
+            @Override
+            public long getCounter() {
+                return 0;
+            }
+        }, referenceName);
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("mx-metrics").build()) {
+            ObjectName name = GmpSchedulerMXBeans.register(s);
+            Map<String, MBeanAttributeInfo> reference = new HashMap<>();
+            for (MBeanAttributeInfo info : SERVER.getMBeanInfo(referenceName).getAttributes()) {
+                reference.put(info.getName(), info);
+            }
+            Map<String, MBeanAttributeInfo> shown = new HashMap<>();
+            for (MBeanAttributeInfo info : SERVER.getMBeanInfo(name).getAttributes()) {
+                assertEquals(null, shown.put(info.getName(), info), "one attribute per name: " + info.getName());
+            }
+            SchedulerSnapshot snapshot = s.snapshot();
+            for (SchedulerMetric metric : SchedulerMetric.values()) {
+                MBeanAttributeInfo info = shown.remove(metric.attributeName());
+                assertTrue(info != null, metric + " is not an attribute");
+                MBeanAttributeInfo like = reference.get(metric.kind() == SchedulerMetric.Kind.GAUGE ? "Gauge" : "Counter");
+                assertEquals(like.getType(), info.getType(), metric.toString());
+                assertEquals(like.getDescriptor(), info.getDescriptor(), metric.toString());
+                assertTrue(info.isReadable() && !info.isWritable() && !info.isIs(), metric.toString());
+                assertEquals(metric.description(), info.getDescription());
+                Object value = SERVER.getAttribute(name, metric.attributeName());
+                assertEquals(metric.kind() == SchedulerMetric.Kind.GAUGE ? Integer.class : Long.class, value.getClass());
+                if (metric.kind() == SchedulerMetric.Kind.COUNTER || metric == SchedulerMetric.PROCS) {
+                    assertTrue(((Number) value).longValue() >= snapshot.get(metric), metric.toString());
+                }
+                assertThrows(javax.management.AttributeNotFoundException.class,
+                        () -> SERVER.setAttribute(name, new Attribute(metric.attributeName(), value)));
+            }
+            // What is left are the interface's getters; none of them is a metric under another name.
+            assertEquals(java.util.Set.of("Name", "MaxCarriers", "Closed", "LocalQueueLength", "LocalQueueLengths",
+                    "Processors", "LatencySample", "LatencySamples", "LatencyP50Nanos", "LatencyP99Nanos",
+                    "LatencyMaxNanos", "LatencyMeanNanos", "LatencyBySource", "SchedtraceLine"), shown.keySet());
+            assertTrue(SERVER.isInstanceOf(name, GmpSchedulerMXBean.class.getName()));
+            assertEquals(SERVER.getMBeanInfo(referenceName).getDescriptor().getFieldValue("mxbean"),
+                    SERVER.getMBeanInfo(name).getDescriptor().getFieldValue("mxbean"));
+            assertEquals(GmpSchedulerMXBean.class.getName(),
+                    SERVER.getMBeanInfo(name).getDescriptor().getFieldValue("interfaceClassName"));
+            assertThrows(javax.management.AttributeNotFoundException.class, () -> SERVER.getAttribute(name, "NoSuch"));
+        } finally {
+            SERVER.unregisterMBean(referenceName);
         }
     }
 
