@@ -77,8 +77,19 @@ class SchedulerSnapshotTest {
                 + " stolenTasks=" + s.stolenTasks() + " overflows=" + s.overflows()
                 + " parks=" + s.parks() + " spins=" + s.spins()
                 + " preemptRequests=" + s.preemptRequests() + " handoffs=" + s.handoffs()
-                + " timersFired=" + s.timersFired() + " failures=" + s.failures()
+                + " timersFired=" + s.timersFired() + " failures=" + s.failures() + countersAddedSince(s)
                 + "\n  latency: not sampled", s.toString());
+    }
+
+    /** Counters added after {@code failures} follow it, in the enum's order, as {@code name=value}. */
+    private static String countersAddedSince(SchedulerSnapshot s) {
+        StringBuilder out = new StringBuilder();
+        for (SchedulerMetric m : SchedulerMetric.values()) {
+            if (m.ordinal() > SchedulerMetric.FAILURES.ordinal() && m.kind() == SchedulerMetric.Kind.COUNTER) {
+                out.append(' ').append(m.figureName()).append('=').append(s.get(m));
+            }
+        }
+        return out.toString();
     }
 
     @Test
