@@ -58,7 +58,7 @@ final class SchedulerMXBeanView extends StandardMBean implements GmpSchedulerMXB
     }
 
     /** What the MXBean mapping makes of {@code int getX()} or {@code long getX()}, with a description. */
-    static MBeanAttributeInfo attributeInfo(SchedulerMetric metric) {
+    private static MBeanAttributeInfo attributeInfo(SchedulerMetric metric) {
         boolean gauge = metric.kind() == SchedulerMetric.Kind.GAUGE;
         String type = gauge ? "int" : "long";
         Descriptor descriptor = new ImmutableDescriptor(
