@@ -5,41 +5,23 @@ package io.loomgmp.dispatcher;
  * (see {@link GmpSchedulerMXBeans}), so that JConsole and JMC's MBean browser show what
  * {@link GmpScheduler#snapshot()} returns. Every attribute is read-only and read from a fresh
  * snapshot, so two attributes are each exact at some moment, not necessarily the same one.
- * The counters are cumulative since the scheduler started.
+ *
+ * <p>Besides the getters here, every {@link SchedulerMetric} is an attribute named
+ * {@link SchedulerMetric#attributeName()} ({@code Procs}, {@code TasksRun}, ...), described by
+ * {@link SchedulerMetric#description()}: an {@code int} for a gauge, a {@code long} for a counter
+ * (cumulative since the scheduler started). They come from the enum rather than from getters, so
+ * that a figure added there needs nothing here; read them by name
+ * ({@code MBeanServerConnection.getAttribute(name, "TasksRun")}), as JConsole and JMC do.
  */
 public interface GmpSchedulerMXBean {
     /** The scheduler's name; its carriers are named {@code <name>-M<n>}. */
     String getName();
-
-    /** Number of Ps: how many tasks run at once. */
-    int getProcs();
-
-    /** Ps on the idle list. */
-    int getIdleProcs();
 
     /** Upper bound on carrier threads. */
     int getMaxCarriers();
 
     /** Whether {@link GmpScheduler#close()} has been called. */
     boolean isClosed();
-
-    /** Carrier threads alive. */
-    int getCarriers();
-
-    /** Carriers holding a P, neither spinning nor parked: running tasks, or in transit. */
-    int getRunningCarriers();
-
-    /** Carriers searching for work. */
-    int getSpinningCarriers();
-
-    /** Carriers parked on the idle list. */
-    int getIdleCarriers();
-
-    /** Carriers still in a task whose P sysmon handed to another carrier. */
-    int getBlockedCarriers();
-
-    /** Tasks on the global queue. */
-    int getGlobalQueueLength();
 
     /** Tasks queued on all Ps together, {@code runnext} included: the sum of {@link #getLocalQueueLengths()}. */
     int getLocalQueueLength();
@@ -78,51 +60,6 @@ public interface GmpSchedulerMXBean {
                     p.pendingTimers(), p.running(), p.runningNanos());
         }
     }
-
-    /** Tasks run, over all Ps. */
-    long getTasksRun();
-
-    /** Tasks taken from {@code runnext} (LIFO hand-offs). */
-    long getRunnextHits();
-
-    /** Tasks taken from local rings. */
-    long getLocalPops();
-
-    /** Tasks taken from the global queue in batches, when the local queue was empty. */
-    long getGlobalGrabs();
-
-    /** Tasks taken from the global queue on the fairness tick. */
-    long getFairnessTickGrabs();
-
-    /** Successful steals. */
-    long getSteals();
-
-    /** Tasks moved by steals. */
-    long getStolenTasks();
-
-    /** Times a full local ring moved half of itself to the global queue. */
-    long getOverflows();
-
-    /** Times a carrier parked on the idle list. */
-    long getParks();
-
-    /** Times a carrier started spinning. */
-    long getSpins();
-
-    /** Times sysmon asked a P's running task to give the P up. */
-    long getPreemptRequests();
-
-    /** Times sysmon took a P from a carrier blocked in a task and handed it to another carrier. */
-    long getHandoffs();
-
-    /** Timers waiting in the Ps' heaps: sleeping virtual threads and pending timeouts. */
-    int getPendingTimers();
-
-    /** Timers run so far: sleeps and timeouts that expired. */
-    long getTimersFired();
-
-    /** Failures inside the scheduler (not in tasks) that it recovered from; see {@link SchedulerFailure}. */
-    long getFailures();
 
     /**
      * About one task in this many is timed for the scheduling latency ({@code gmp.latency.sample});

@@ -1,21 +1,138 @@
 package io.loomgmp.dispatcher;
 
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.AttributeNotFoundException;
+import javax.management.Descriptor;
+import javax.management.ImmutableDescriptor;
+import javax.management.InvalidAttributeValueException;
+import javax.management.JMException;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanException;
+import javax.management.MBeanInfo;
+import javax.management.ReflectionException;
+import javax.management.StandardMBean;
+import javax.management.openmbean.SimpleType;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
 
 /**
- * The {@link GmpSchedulerMXBean} of one scheduler: each getter takes a snapshot and reads one
- * figure of it. A snapshot per attribute costs a few reads per P, which is nothing at the rate
- * a JMX console polls; caching would only make two reads of the same attribute disagree with
- * {@link GmpScheduler#snapshot()} for no gain. Holds the scheduler strongly: the MBean server
- * holds this view until {@link GmpScheduler#close()} unregisters it.
+ * The {@link GmpSchedulerMXBean} of one scheduler: the MXBean of that interface
+ * ({@link StandardMBean} does the MXBean type mapping) plus one read-only attribute per
+ * {@link SchedulerMetric}, which this class adds to the MBean info and answers itself, so that
+ * the attribute list of the figures comes from the enum. Each attribute read takes a snapshot
+ * and reads one figure of it. A snapshot per attribute costs a few reads per P, which is nothing
+ * at the rate a JMX console polls; caching would only make two reads of the same attribute
+ * disagree with {@link GmpScheduler#snapshot()} for no gain. Holds the scheduler strongly: the
+ * MBean server holds this view until {@link GmpScheduler#close()} unregisters it.
+ *
+ * <p>The figures' attributes are built as the MXBean mapping builds those of an {@code int} or
+ * {@code long} getter (type, {@code openType} and {@code originalType} in the descriptor), so a
+ * JMX client cannot tell them from the interface's; they carry the metric's description. Any
+ * thread: the MBean server calls it from JMX connector threads; it keeps no state of its own.
  */
-final class SchedulerMXBeanView implements GmpSchedulerMXBean {
+final class SchedulerMXBeanView extends StandardMBean implements GmpSchedulerMXBean {
     private final GmpScheduler scheduler;
+    /** The interface's attributes and the metrics'; built once, since neither changes. */
+    private final MBeanInfo info;
 
     SchedulerMXBeanView(GmpScheduler scheduler) {
+        super(GmpSchedulerMXBean.class, true);
         this.scheduler = scheduler;
+        this.info = withMetrics(super.getMBeanInfo());
+    }
+
+    /** {@code interfaceInfo} with one attribute per metric after the interface's own. */
+    private static MBeanInfo withMetrics(MBeanInfo interfaceInfo) {
+        List<MBeanAttributeInfo> attributes = new ArrayList<>(List.of(interfaceInfo.getAttributes()));
+        for (SchedulerMetric metric : SchedulerMetric.values()) {
+            attributes.add(attributeInfo(metric));
+        }
+        return new MBeanInfo(interfaceInfo.getClassName(), interfaceInfo.getDescription(),
+                attributes.toArray(MBeanAttributeInfo[]::new), interfaceInfo.getConstructors(),
+                interfaceInfo.getOperations(), interfaceInfo.getNotifications(), interfaceInfo.getDescriptor());
+    }
+
+    /** What the MXBean mapping makes of {@code int getX()} or {@code long getX()}, with a description. */
+    private static MBeanAttributeInfo attributeInfo(SchedulerMetric metric) {
+        boolean gauge = metric.kind() == SchedulerMetric.Kind.GAUGE;
+        String type = gauge ? "int" : "long";
+        Descriptor descriptor = new ImmutableDescriptor(
+                Map.of("openType", gauge ? SimpleType.INTEGER : SimpleType.LONG, "originalType", type));
+        return new MBeanAttributeInfo(metric.attributeName(), type, metric.description(), true, false, false,
+                descriptor);
+    }
+
+    /** The metric named {@code attribute}, or null. */
+    private static SchedulerMetric metricNamed(String attribute) {
+        for (SchedulerMetric metric : SchedulerMetric.values()) {
+            if (metric.attributeName().equals(attribute)) {
+                return metric;
+            }
+        }
+        return null;
+    }
+
+    /** A gauge as an {@code Integer}, a counter as a {@code Long}: the types {@link #attributeInfo} declares. */
+    private static Object valueOf(SchedulerMetric metric, SchedulerSnapshot snapshot) {
+        long value = snapshot.get(metric);
+        return metric.kind() == SchedulerMetric.Kind.GAUGE ? (Object) (int) value : (Object) value;
+    }
+
+    @Override
+    public MBeanInfo getMBeanInfo() {
+        return info;
+    }
+
+    @Override
+    public Object getAttribute(String attribute) throws AttributeNotFoundException, MBeanException, ReflectionException {
+        SchedulerMetric metric = metricNamed(attribute);
+        return metric == null ? super.getAttribute(attribute) : valueOf(metric, scheduler.snapshot());
+    }
+
+    /**
+     * Each attribute as {@link #getAttribute} reads it, in the order asked; one that cannot be
+     * read is left out, as {@link javax.management.DynamicMBean#getAttributes} says.
+     */
+    @Override
+    public AttributeList getAttributes(String[] attributes) {
+        AttributeList values = new AttributeList(attributes.length);
+        for (String attribute : attributes) {
+            try {
+                values.add(new Attribute(attribute, getAttribute(attribute)));
+            } catch (JMException | RuntimeException unreadable) {
+                // Left out: the caller sees which are missing.
+            }
+        }
+        return values;
+    }
+
+    @Override
+    public void setAttribute(Attribute attribute)
+            throws AttributeNotFoundException, InvalidAttributeValueException, MBeanException, ReflectionException {
+        if (metricNamed(attribute.getName()) != null) {
+            throw new AttributeNotFoundException("Read-only attribute: " + attribute.getName());
+        }
+        super.setAttribute(attribute);
+    }
+
+    /** Every attribute is read-only: none is set, as the MXBean mapping answers for getters. */
+    @Override
+    public AttributeList setAttributes(AttributeList attributes) {
+        AttributeList set = new AttributeList();
+        for (Attribute attribute : attributes.asList()) {
+            try {
+                setAttribute(attribute);
+                set.add(attribute);
+            } catch (JMException | RuntimeException notSet) {
+                // Left out, as DynamicMBean#setAttributes says.
+            }
+        }
+        return set;
     }
 
     private int intOf(ToIntFunction<SchedulerSnapshot> figure) {
@@ -32,16 +149,6 @@ final class SchedulerMXBeanView implements GmpSchedulerMXBean {
     }
 
     @Override
-    public int getProcs() {
-        return scheduler.procs();
-    }
-
-    @Override
-    public int getIdleProcs() {
-        return intOf(SchedulerSnapshot::idleProcs);
-    }
-
-    @Override
     public int getMaxCarriers() {
         return scheduler.maxCarriers();
     }
@@ -49,36 +156,6 @@ final class SchedulerMXBeanView implements GmpSchedulerMXBean {
     @Override
     public boolean isClosed() {
         return scheduler.isClosed();
-    }
-
-    @Override
-    public int getCarriers() {
-        return intOf(SchedulerSnapshot::carriers);
-    }
-
-    @Override
-    public int getRunningCarriers() {
-        return intOf(SchedulerSnapshot::runningCarriers);
-    }
-
-    @Override
-    public int getSpinningCarriers() {
-        return intOf(SchedulerSnapshot::spinningCarriers);
-    }
-
-    @Override
-    public int getIdleCarriers() {
-        return intOf(SchedulerSnapshot::idleCarriers);
-    }
-
-    @Override
-    public int getBlockedCarriers() {
-        return intOf(SchedulerSnapshot::blockedCarriers);
-    }
-
-    @Override
-    public int getGlobalQueueLength() {
-        return intOf(SchedulerSnapshot::globalQueueLength);
     }
 
     @Override
@@ -95,81 +172,6 @@ final class SchedulerMXBeanView implements GmpSchedulerMXBean {
     @Override
     public ProcessorState[] getProcessors() {
         return scheduler.snapshot().processors().stream().map(ProcessorState::of).toArray(ProcessorState[]::new);
-    }
-
-    @Override
-    public long getTasksRun() {
-        return longOf(SchedulerSnapshot::tasksRun);
-    }
-
-    @Override
-    public long getRunnextHits() {
-        return longOf(SchedulerSnapshot::runnextHits);
-    }
-
-    @Override
-    public long getLocalPops() {
-        return longOf(SchedulerSnapshot::localPops);
-    }
-
-    @Override
-    public long getGlobalGrabs() {
-        return longOf(SchedulerSnapshot::globalGrabs);
-    }
-
-    @Override
-    public long getFairnessTickGrabs() {
-        return longOf(SchedulerSnapshot::fairnessTickGrabs);
-    }
-
-    @Override
-    public long getSteals() {
-        return longOf(SchedulerSnapshot::steals);
-    }
-
-    @Override
-    public long getStolenTasks() {
-        return longOf(SchedulerSnapshot::stolenTasks);
-    }
-
-    @Override
-    public long getOverflows() {
-        return longOf(SchedulerSnapshot::overflows);
-    }
-
-    @Override
-    public long getParks() {
-        return longOf(SchedulerSnapshot::parks);
-    }
-
-    @Override
-    public long getSpins() {
-        return longOf(SchedulerSnapshot::spins);
-    }
-
-    @Override
-    public long getPreemptRequests() {
-        return longOf(SchedulerSnapshot::preemptRequests);
-    }
-
-    @Override
-    public long getHandoffs() {
-        return longOf(SchedulerSnapshot::handoffs);
-    }
-
-    @Override
-    public int getPendingTimers() {
-        return intOf(SchedulerSnapshot::pendingTimers);
-    }
-
-    @Override
-    public long getTimersFired() {
-        return longOf(SchedulerSnapshot::timersFired);
-    }
-
-    @Override
-    public long getFailures() {
-        return longOf(SchedulerSnapshot::failures);
     }
 
     @Override

@@ -10,64 +10,39 @@ import java.util.stream.Collectors;
  * each exact at some moment but not all at the same one. The counters only grow, over the
  * scheduler's life and every P it ever made, so two snapshots give rates.
  *
- * <p>Only the scheduler makes snapshots (there is no public constructor), so that a figure added
- * later is only a new method here.
+ * <p>The numeric figures are {@link SchedulerMetric}s, read with {@link #get(SchedulerMetric)};
+ * the typed accessors ({@link #tasksRun()}, ...) are kept for the figures that had them. Only the
+ * scheduler makes snapshots (there is no public constructor), so that a figure added later is
+ * only a new {@link SchedulerMetric} constant.
  */
 public final class SchedulerSnapshot {
     private final String name;
-    private final int procs;
-    private final int idleProcs;
-    private final int carriers;
-    private final int runningCarriers;
-    private final int spinningCarriers;
-    private final int idleCarriers;
-    private final int blockedCarriers;
-    private final int globalQueueLength;
     private final List<ProcessorSnapshot> processors;
-    private final long tasksRun;
-    private final long runnextHits;
-    private final long localPops;
-    private final long globalGrabs;
-    private final long fairnessTickGrabs;
-    private final long steals;
-    private final long stolenTasks;
-    private final long overflows;
-    private final long parks;
-    private final long spins;
-    private final long preemptRequests;
-    private final long handoffs;
-    private final long timersFired;
-    private final long failures;
+    /** By {@link SchedulerMetric#ordinal()}. */
+    private final long[] figures;
     private final boolean terminated;
     private final LatencyTotals latency;
 
-    SchedulerSnapshot(String name, int procs, int idleProcs, int carriers, int runningCarriers, int spinningCarriers, int idleCarriers, int blockedCarriers, int globalQueueLength, List<ProcessorSnapshot> processors, long tasksRun, long runnextHits, long localPops, long globalGrabs, long fairnessTickGrabs, long steals, long stolenTasks, long overflows, long parks, long spins, long preemptRequests, long handoffs, long timersFired, long failures, boolean terminated, LatencyTotals latency) {
+    /** @param figures each {@link SchedulerMetric}'s value, by ordinal; this snapshot keeps the array */
+    SchedulerSnapshot(String name, List<ProcessorSnapshot> processors, long[] figures, boolean terminated,
+                      LatencyTotals latency) {
+        if (figures.length != SchedulerMetric.values().length) {
+            throw new IllegalArgumentException(figures.length + " figures for " + SchedulerMetric.values().length + " metrics");
+        }
         this.name = Objects.requireNonNull(name, "name");
-        this.procs = procs;
-        this.idleProcs = idleProcs;
-        this.carriers = carriers;
-        this.runningCarriers = runningCarriers;
-        this.spinningCarriers = spinningCarriers;
-        this.idleCarriers = idleCarriers;
-        this.blockedCarriers = blockedCarriers;
-        this.globalQueueLength = globalQueueLength;
         this.processors = List.copyOf(processors);
-        this.tasksRun = tasksRun;
-        this.runnextHits = runnextHits;
-        this.localPops = localPops;
-        this.globalGrabs = globalGrabs;
-        this.fairnessTickGrabs = fairnessTickGrabs;
-        this.steals = steals;
-        this.stolenTasks = stolenTasks;
-        this.overflows = overflows;
-        this.parks = parks;
-        this.spins = spins;
-        this.preemptRequests = preemptRequests;
-        this.handoffs = handoffs;
-        this.timersFired = timersFired;
-        this.failures = failures;
+        this.figures = figures;
         this.terminated = terminated;
         this.latency = Objects.requireNonNull(latency, "latency");
+    }
+
+    /**
+     * One figure: a gauge's level when the snapshot was taken, or a counter's count since the
+     * scheduler started (see {@link SchedulerMetric}). The typed accessors below read the same
+     * values; a figure added later has only this one.
+     */
+    public long get(SchedulerMetric metric) {
+        return figures[metric.ordinal()];
     }
 
     /**
@@ -81,56 +56,56 @@ public final class SchedulerSnapshot {
      * Number of Ps.
      */
     public int procs() {
-        return procs;
+        return (int) get(SchedulerMetric.PROCS);
     }
 
     /**
      * Ps on the idle list.
      */
     public int idleProcs() {
-        return idleProcs;
+        return (int) get(SchedulerMetric.IDLE_PROCS);
     }
 
     /**
      * Carrier threads alive.
      */
     public int carriers() {
-        return carriers;
+        return (int) get(SchedulerMetric.CARRIERS);
     }
 
     /**
      * Carriers holding a P, neither spinning nor parked (running tasks, or in transit)
      */
     public int runningCarriers() {
-        return runningCarriers;
+        return (int) get(SchedulerMetric.RUNNING_CARRIERS);
     }
 
     /**
      * Carriers searching for work.
      */
     public int spinningCarriers() {
-        return spinningCarriers;
+        return (int) get(SchedulerMetric.SPINNING_CARRIERS);
     }
 
     /**
      * Carriers parked on the idle list.
      */
     public int idleCarriers() {
-        return idleCarriers;
+        return (int) get(SchedulerMetric.IDLE_CARRIERS);
     }
 
     /**
      * Carriers still in a task whose P sysmon handed to another carrier.
      */
     public int blockedCarriers() {
-        return blockedCarriers;
+        return (int) get(SchedulerMetric.BLOCKED_CARRIERS);
     }
 
     /**
      * Tasks on the global queue.
      */
     public int globalQueueLength() {
-        return globalQueueLength;
+        return (int) get(SchedulerMetric.GLOBAL_QUEUE_LENGTH);
     }
 
     /**
@@ -144,21 +119,21 @@ public final class SchedulerSnapshot {
      * Tasks run, over all Ps.
      */
     public long tasksRun() {
-        return tasksRun;
+        return get(SchedulerMetric.TASKS_RUN);
     }
 
     /**
      * Tasks taken from {@code runnext} (LIFO hand-offs)
      */
     public long runnextHits() {
-        return runnextHits;
+        return get(SchedulerMetric.RUNNEXT_HITS);
     }
 
     /**
      * Tasks taken from local rings.
      */
     public long localPops() {
-        return localPops;
+        return get(SchedulerMetric.LOCAL_POPS);
     }
 
     /**
@@ -166,7 +141,7 @@ public final class SchedulerSnapshot {
      * (Go's {@code globrunqget}) and yielded tasks one at a time.
      */
     public long globalGrabs() {
-        return globalGrabs;
+        return get(SchedulerMetric.GLOBAL_GRABS);
     }
 
     /**
@@ -175,63 +150,63 @@ public final class SchedulerSnapshot {
      * any (the time bound that keeps outside work from waiting behind local work)
      */
     public long fairnessTickGrabs() {
-        return fairnessTickGrabs;
+        return get(SchedulerMetric.FAIRNESS_TICK_GRABS);
     }
 
     /**
      * Successful steals.
      */
     public long steals() {
-        return steals;
+        return get(SchedulerMetric.STEALS);
     }
 
     /**
      * Tasks moved by steals.
      */
     public long stolenTasks() {
-        return stolenTasks;
+        return get(SchedulerMetric.STOLEN_TASKS);
     }
 
     /**
      * Times a full local ring moved half of itself to the global queue.
      */
     public long overflows() {
-        return overflows;
+        return get(SchedulerMetric.OVERFLOWS);
     }
 
     /**
      * Times a carrier parked on the idle list.
      */
     public long parks() {
-        return parks;
+        return get(SchedulerMetric.PARKS);
     }
 
     /**
      * Times a carrier started spinning.
      */
     public long spins() {
-        return spins;
+        return get(SchedulerMetric.SPINS);
     }
 
     /**
      * Times sysmon asked a P's running task to give the P up.
      */
     public long preemptRequests() {
-        return preemptRequests;
+        return get(SchedulerMetric.PREEMPT_REQUESTS);
     }
 
     /**
      * Times sysmon took a P from a carrier blocked in a task and handed it to another carrier.
      */
     public long handoffs() {
-        return handoffs;
+        return get(SchedulerMetric.HANDOFFS);
     }
 
     /**
      * Timers run (a virtual thread's sleep or timeout that expired)
      */
     public long timersFired() {
-        return timersFired;
+        return get(SchedulerMetric.TIMERS_FIRED);
     }
 
     /**
@@ -240,7 +215,7 @@ public final class SchedulerSnapshot {
      * recorded (see {@link SchedulerFailure})
      */
     public long failures() {
-        return failures;
+        return get(SchedulerMetric.FAILURES);
     }
 
     /**
@@ -378,7 +353,7 @@ public final class SchedulerSnapshot {
 
     /** Timers waiting to fire, over all Ps (sleeping virtual threads, pending timeouts). */
     public int pendingTimers() {
-        return processors.stream().mapToInt(ProcessorSnapshot::pendingTimers).sum();
+        return (int) get(SchedulerMetric.PENDING_TIMERS);
     }
 
     /**
@@ -403,12 +378,16 @@ public final class SchedulerSnapshot {
      */
     public String schedtraceLine(long elapsedMillis, SchedulerSnapshot previous) {
         LatencyHistogram waits = previous == null ? latency.all() : latency.all().minus(previous.latency.all());
-        return "SCHED " + elapsedMillis + "ms: gomaxprocs=" + procs + " idleprocs=" + idleProcs
-                + " threads=" + carriers + " spinningthreads=" + spinningCarriers
-                + " idlethreads=" + idleCarriers + " runqueue=" + globalQueueLength + " "
-                + processors.stream().map(p -> String.valueOf(p.runnable()))
-                        .collect(Collectors.joining(" ", "[", "]"))
-                + " latp50=" + latencyText(waits, 0.5) + " latp99=" + latencyText(waits, 0.99);
+        StringBuilder line = new StringBuilder("SCHED ").append(elapsedMillis).append("ms:");
+        for (SchedulerMetric metric : SchedulerMetric.values()) {
+            if (metric.schedtraceKey() != null) {
+                line.append(' ').append(metric.schedtraceKey()).append('=').append(get(metric));
+            }
+        }
+        return line.append(processors.stream().map(p -> String.valueOf(p.runnable()))
+                        .collect(Collectors.joining(" ", " [", "]")))
+                .append(" latp50=").append(latencyText(waits, 0.5))
+                .append(" latp99=").append(latencyText(waits, 0.99)).toString();
     }
 
     private static String latencyText(LatencyHistogram waits, double percentile) {
@@ -419,12 +398,12 @@ public final class SchedulerSnapshot {
     @Override
     public String toString() {
         StringBuilder out = new StringBuilder();
-        out.append("scheduler ").append(name).append(": procs=").append(procs)
-                .append(" idleProcs=").append(idleProcs)
-                .append(" carriers=").append(carriers).append(" (running=").append(runningCarriers)
-                .append(" spinning=").append(spinningCarriers).append(" idle=").append(idleCarriers)
-                .append(" blocked=").append(blockedCarriers)
-                .append(") globalQueue=").append(globalQueueLength).append('\n');
+        out.append("scheduler ").append(name).append(": procs=").append(procs())
+                .append(" idleProcs=").append(idleProcs())
+                .append(" carriers=").append(carriers()).append(" (running=").append(runningCarriers())
+                .append(" spinning=").append(spinningCarriers()).append(" idle=").append(idleCarriers())
+                .append(" blocked=").append(blockedCarriers())
+                .append(") globalQueue=").append(globalQueueLength()).append('\n');
         for (ProcessorSnapshot p : processors) {
             out.append("  P").append(p.id()).append(p.idle() ? " idle" : " busy")
                     .append(" local=").append(p.localQueueLength())
@@ -436,14 +415,13 @@ public final class SchedulerSnapshot {
                     .append(p.running() != null ? " running=" + p.running() + " for " + p.runningNanos() + "ns" : "")
                     .append('\n');
         }
-        out.append("  counters: tasksRun=").append(tasksRun).append(" runnextHits=").append(runnextHits)
-                .append(" localPops=").append(localPops).append(" globalGrabs=").append(globalGrabs)
-                .append(" fairnessTickGrabs=").append(fairnessTickGrabs).append(" steals=").append(steals)
-                .append(" stolenTasks=").append(stolenTasks).append(" overflows=").append(overflows)
-                .append(" parks=").append(parks).append(" spins=").append(spins)
-                .append(" preemptRequests=").append(preemptRequests).append(" handoffs=").append(handoffs)
-                .append(" timersFired=").append(timersFired).append(" failures=").append(failures)
-                .append(terminated ? " terminated" : "");
+        out.append("  counters:");
+        for (SchedulerMetric metric : SchedulerMetric.values()) {
+            if (metric.kind() == SchedulerMetric.Kind.COUNTER) {
+                out.append(' ').append(metric.figureName()).append('=').append(get(metric));
+            }
+        }
+        out.append(terminated ? " terminated" : "");
         if (latency.sampleEvery() == 0) {
             out.append("\n  latency: not sampled");
         } else {

@@ -2,6 +2,8 @@ package io.loomgmp.dispatcher;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * What a scheduler reports about itself, read from any thread without a lock: the snapshot
@@ -91,7 +93,10 @@ final class Snapshots {
         return (thread.isVirtual() ? "VT " : "thread ") + thread.threadId() + (name.isEmpty() ? "" : " " + name);
     }
 
-    /** Any thread; never throws for a task it cannot describe (see {@link #describe}). */
+    /**
+     * Any thread; never throws for a task it cannot describe (see {@link #describe}). Reads the
+     * Ps once, then each {@link SchedulerMetric} from those reads ({@link Reading}).
+     */
     static SchedulerSnapshot of(Scheduling s) {
         // procs before allocated: allocated >= procs for any procs read (see ProcResize). The
         // list shows the active Ps; the totals count every P ever made, so that they never go
@@ -100,14 +105,12 @@ final class Snapshots {
         int made = s.allocated;
         List<SchedulerSnapshot.ProcessorSnapshot> ps = new ArrayList<>(active);
         long[] totals = new long[Counter.values().length];
-        long timersFired = 0;
         long now = System.nanoTime();
         for (int i = 0; i < made; i++) {
             Processor p = s.allp[i];
             for (Counter c : Counter.values()) {
                 totals[c.ordinal()] += p.counted(c);
             }
-            timersFired += p.timers.fired();
             if (i >= active) {
                 continue;
             }
@@ -119,27 +122,50 @@ final class Snapshots {
                     tasksRun, p.timers.pending(), p.preemptRequested,
                     task == null ? null : describe(s, task), task == null ? -1 : s.sysmon.runningNanos(p, tasksRun, now)));
         }
-        CarrierCounts c = CarrierCounts.of(s);
-        return new SchedulerSnapshot(
-                s.name, active, Math.min(active, s.idle.idleProcs()), c.all,
-                c.running(), c.spinning, c.idle, c.blocked,
-                s.global.size(), List.copyOf(ps),
-                totals[Counter.TASKS_RUN.ordinal()],
-                totals[Counter.RUNNEXT_HITS.ordinal()],
-                totals[Counter.LOCAL_POPS.ordinal()],
-                totals[Counter.GLOBAL_GRABS.ordinal()],
-                totals[Counter.FAIRNESS_TICK_GRABS.ordinal()],
-                totals[Counter.STEALS.ordinal()],
-                totals[Counter.STOLEN_TASKS.ordinal()],
-                totals[Counter.OVERFLOWS.ordinal()],
-                s.parking.parks.sum(),
-                totals[Counter.SPINS.ordinal()],
-                s.sysmon.retake.preemptRequests.sum(),
-                s.handOff.handoffs.sum(),
-                timersFired,
-                s.failures.count(),
-                s.shutdown.isTerminated(),
-                latency(s));
+        Reading reading = new Reading(s, active, made, totals, CarrierCounts.of(s), List.copyOf(ps));
+        SchedulerMetric[] metrics = SchedulerMetric.values();
+        long[] figures = new long[metrics.length];
+        for (SchedulerMetric metric : metrics) {
+            figures[metric.ordinal()] = metric.read(reading);
+        }
+        return new SchedulerSnapshot(s.name, reading.processors(), figures, s.shutdown.isTerminated(), latency(s));
+    }
+
+    /**
+     * The reads one snapshot shares, from which each {@link SchedulerMetric} takes its figure:
+     * the Ps and the carriers' states are read once, so the figures drawn from them agree with
+     * each other and with {@code processors} (the carriers by state add up; the pending timers
+     * are those of the listed Ps).
+     *
+     * @param active     the Ps in use, read before {@code made}
+     * @param made       the Ps ever made (retired ones included): the counters' span
+     * @param totals     each per-P {@link Counter}, summed over the {@code made} Ps
+     * @param processors the {@code active} Ps' entries
+     */
+    record Reading(Scheduling s, int active, int made, long[] totals, CarrierCounts carriers,
+                   List<SchedulerSnapshot.ProcessorSnapshot> processors) {
+        /** A per-P counter, summed over every P ever made. */
+        long total(Counter counter) {
+            return totals[counter.ordinal()];
+        }
+
+        /** A figure kept by each P, summed over every P ever made. */
+        long sumOverEveryP(ToLongFunction<Processor> figure) {
+            long sum = 0;
+            for (int i = 0; i < made; i++) {
+                sum += figure.applyAsLong(s.allp[i]);
+            }
+            return sum;
+        }
+
+        /** A figure of the listed (active) Ps' entries, summed. */
+        long sumOverActivePs(ToIntFunction<SchedulerSnapshot.ProcessorSnapshot> figure) {
+            long sum = 0;
+            for (SchedulerSnapshot.ProcessorSnapshot p : processors) {
+                sum += figure.applyAsInt(p);
+            }
+            return sum;
+        }
     }
 
     /** Any thread: the scheduling latencies recorded so far, summed over the Ps' recorders. */
@@ -162,7 +188,7 @@ final class Snapshots {
     }
 
     /** The carriers by state, read once each: the summary and the snapshot count them alike. */
-    private record CarrierCounts(int all, int spinning, int idle, int blocked) {
+    record CarrierCounts(int all, int spinning, int idle, int blocked) {
         static CarrierCounts of(Scheduling s) {
             return new CarrierCounts(s.parking.carriers(), s.idle.spinning(), s.parking.idleCarriers(), s.handOff.detached());
         }

@@ -60,31 +60,15 @@ class GmpSchedulerMXBeansTest {
             assertEquals(2, attributes.get("Procs"));
             assertEquals(5, attributes.get("MaxCarriers"));
             assertEquals(false, attributes.get("Closed"));
-            assertEquals(snapshot.idleProcs(), attributes.get("IdleProcs"));
-            assertEquals(snapshot.carriers(), attributes.get("Carriers"));
-            assertEquals(snapshot.runningCarriers(), attributes.get("RunningCarriers"));
-            assertEquals(snapshot.spinningCarriers(), attributes.get("SpinningCarriers"));
-            assertEquals(snapshot.idleCarriers(), attributes.get("IdleCarriers"));
-            assertEquals(snapshot.blockedCarriers(), attributes.get("BlockedCarriers"));
-            assertEquals(snapshot.globalQueueLength(), attributes.get("GlobalQueueLength"));
             assertEquals(0, attributes.get("LocalQueueLength"));
             assertArrayEquals(new int[] {0, 0}, (int[]) attributes.get("LocalQueueLengths"));
             assertEquals((long) tasks, attributes.get("TasksRun"));
-            assertEquals(snapshot.tasksRun(), attributes.get("TasksRun"));
-            assertEquals(snapshot.runnextHits(), attributes.get("RunnextHits"));
-            assertEquals(snapshot.localPops(), attributes.get("LocalPops"));
-            assertEquals(snapshot.globalGrabs(), attributes.get("GlobalGrabs"));
-            assertEquals(snapshot.fairnessTickGrabs(), attributes.get("FairnessTickGrabs"));
-            assertEquals(snapshot.steals(), attributes.get("Steals"));
-            assertEquals(snapshot.stolenTasks(), attributes.get("StolenTasks"));
-            assertEquals(snapshot.overflows(), attributes.get("Overflows"));
-            assertEquals(snapshot.parks(), attributes.get("Parks"));
-            assertEquals(snapshot.spins(), attributes.get("Spins"));
-            assertEquals(snapshot.preemptRequests(), attributes.get("PreemptRequests"));
-            assertEquals(snapshot.handoffs(), attributes.get("Handoffs"));
-            assertEquals(snapshot.pendingTimers(), attributes.get("PendingTimers"));
-            assertEquals(snapshot.timersFired(), attributes.get("TimersFired"));
-            assertEquals(snapshot.failures(), attributes.get("Failures"));
+            // Every figure, as the snapshot has it: an int for a gauge, a long for a counter.
+            for (SchedulerMetric metric : SchedulerMetric.values()) {
+                long value = snapshot.get(metric);
+                assertEquals(metric.kind() == SchedulerMetric.Kind.GAUGE ? (Object) (int) value : (Object) value,
+                        attributes.remove(metric.attributeName()), metric.toString());
+            }
             String line = (String) attributes.get("SchedtraceLine");
             assertTrue(line.matches("SCHED \\d+ms: gomaxprocs=2 idleprocs=2 threads=\\d+ spinningthreads=0"
                     + " idlethreads=\\d+ runqueue=0 \\[0 0] latp50=\\S+ latp99=\\S+"), line);
@@ -108,16 +92,79 @@ class GmpSchedulerMXBeansTest {
                 samples += (long) row.get("samples");
             }
             assertEquals(tasks, samples);
-            assertEquals(36, attributes.size(), "every attribute checked above: " + attributes.keySet());
+            assertEquals(13, attributes.size(), "every attribute checked above: " + attributes.keySet());
 
             // JConsole reads several at once; a typed proxy is what an application would use.
             AttributeList some = SERVER.getAttributes(name, new String[] {"Procs", "TasksRun"});
             assertEquals(Arrays.asList(new Attribute("Procs", 2), new Attribute("TasksRun", (long) tasks)),
                     some.asList());
             GmpSchedulerMXBean proxy = JMX.newMXBeanProxy(SERVER, name, GmpSchedulerMXBean.class);
-            assertEquals(tasks, proxy.getTasksRun());
+            assertEquals(5, proxy.getMaxCarriers());
             assertEquals(LatencyTotals.SOURCES, Arrays.stream(proxy.getLatencyBySource())
                     .map(GmpSchedulerMXBean.SourceLatency::source).toList(), "the proxy rebuilds the records");
+        }
+    }
+
+    /** Two getters as the MXBean mapping publishes them: what each metric's attribute must look like. */
+    public interface ReferenceMXBean {
+        int getGauge();
+
+        long getCounter();
+    }
+
+    @Test
+    void everyMetricIsAnAttributeAsAGetterWouldMakeIt() throws Exception {
+        ObjectName referenceName = new ObjectName("io.loomgmp.test:type=Reference");
+        SERVER.registerMBean(new ReferenceMXBean() {
+            @Override
+            public int getGauge() {
+                return 0;
+            }
+
+            @Override
+            public long getCounter() {
+                return 0;
+            }
+        }, referenceName);
+        try (GmpScheduler s = GmpScheduler.builder().procs(1).name("mx-metrics").build()) {
+            ObjectName name = GmpSchedulerMXBeans.register(s);
+            Map<String, MBeanAttributeInfo> reference = new HashMap<>();
+            for (MBeanAttributeInfo info : SERVER.getMBeanInfo(referenceName).getAttributes()) {
+                reference.put(info.getName(), info);
+            }
+            Map<String, MBeanAttributeInfo> shown = new HashMap<>();
+            for (MBeanAttributeInfo info : SERVER.getMBeanInfo(name).getAttributes()) {
+                assertEquals(null, shown.put(info.getName(), info), "one attribute per name: " + info.getName());
+            }
+            SchedulerSnapshot snapshot = s.snapshot();
+            for (SchedulerMetric metric : SchedulerMetric.values()) {
+                MBeanAttributeInfo info = shown.remove(metric.attributeName());
+                assertTrue(info != null, metric + " is not an attribute");
+                MBeanAttributeInfo like = reference.get(metric.kind() == SchedulerMetric.Kind.GAUGE ? "Gauge" : "Counter");
+                assertEquals(like.getType(), info.getType(), metric.toString());
+                assertEquals(like.getDescriptor(), info.getDescriptor(), metric.toString());
+                assertTrue(info.isReadable() && !info.isWritable() && !info.isIs(), metric.toString());
+                assertEquals(metric.description(), info.getDescription());
+                Object value = SERVER.getAttribute(name, metric.attributeName());
+                assertEquals(metric.kind() == SchedulerMetric.Kind.GAUGE ? Integer.class : Long.class, value.getClass());
+                if (metric.kind() == SchedulerMetric.Kind.COUNTER || metric == SchedulerMetric.PROCS) {
+                    assertTrue(((Number) value).longValue() >= snapshot.get(metric), metric.toString());
+                }
+                assertThrows(javax.management.AttributeNotFoundException.class,
+                        () -> SERVER.setAttribute(name, new Attribute(metric.attributeName(), value)));
+            }
+            // What is left are the interface's getters; none of them is a metric under another name.
+            assertEquals(java.util.Set.of("Name", "MaxCarriers", "Closed", "LocalQueueLength", "LocalQueueLengths",
+                    "Processors", "LatencySample", "LatencySamples", "LatencyP50Nanos", "LatencyP99Nanos",
+                    "LatencyMaxNanos", "LatencyMeanNanos", "LatencyBySource", "SchedtraceLine"), shown.keySet());
+            assertTrue(SERVER.isInstanceOf(name, GmpSchedulerMXBean.class.getName()));
+            assertEquals(SERVER.getMBeanInfo(referenceName).getDescriptor().getFieldValue("mxbean"),
+                    SERVER.getMBeanInfo(name).getDescriptor().getFieldValue("mxbean"));
+            assertEquals(GmpSchedulerMXBean.class.getName(),
+                    SERVER.getMBeanInfo(name).getDescriptor().getFieldValue("interfaceClassName"));
+            assertThrows(javax.management.AttributeNotFoundException.class, () -> SERVER.getAttribute(name, "NoSuch"));
+        } finally {
+            SERVER.unregisterMBean(referenceName);
         }
     }
 

@@ -3,6 +3,7 @@ package io.loomgmp.metrics;
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.LatencyHistogram;
 import io.loomgmp.dispatcher.LatencyTotals;
+import io.loomgmp.dispatcher.SchedulerMetric;
 import io.loomgmp.dispatcher.SchedulerSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -37,29 +38,13 @@ import java.util.function.ToLongFunction;
  * <table>
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>base unit</th><th>extra tag</th><th>snapshot figure</th></tr>
- *   <tr><td>loomgmp.procs</td><td>gauge</td><td></td><td></td><td>procs</td></tr>
- *   <tr><td>loomgmp.procs.idle</td><td>gauge</td><td></td><td></td><td>idleProcs</td></tr>
- *   <tr><td>loomgmp.carriers</td><td>gauge</td><td>threads</td><td>state=running|spinning|idle|blocked</td>
- *       <td>runningCarriers ... blockedCarriers</td></tr>
+ *   <tr><td>one per {@link SchedulerMetric} with a {@link SchedulerMetric#meterName() meter name}</td>
+ *       <td>gauge or counter ({@link SchedulerMetric#kind()})</td><td>{@link SchedulerMetric#baseUnit()}</td>
+ *       <td>{@link SchedulerMetric#meterTagKey()} (state=running|spinning|idle|blocked for loomgmp.carriers)</td>
+ *       <td>{@link SchedulerSnapshot#get(SchedulerMetric)}</td></tr>
  *   <tr><td>loomgmp.carriers.max</td><td>gauge</td><td>threads</td><td></td><td>(maxCarriers)</td></tr>
- *   <tr><td>loomgmp.queue.global</td><td>gauge</td><td>tasks</td><td></td><td>globalQueueLength</td></tr>
  *   <tr><td>loomgmp.queue.local</td><td>gauge</td><td>tasks</td><td>proc=0..procs-1</td>
  *       <td>processors().get(proc).runnable(): ring plus runnext</td></tr>
- *   <tr><td>loomgmp.tasks.run</td><td>counter</td><td>tasks</td><td></td><td>tasksRun</td></tr>
- *   <tr><td>loomgmp.runnext.hits</td><td>counter</td><td>tasks</td><td></td><td>runnextHits</td></tr>
- *   <tr><td>loomgmp.local.pops</td><td>counter</td><td>tasks</td><td></td><td>localPops</td></tr>
- *   <tr><td>loomgmp.global.grabs</td><td>counter</td><td>tasks</td><td></td><td>globalGrabs</td></tr>
- *   <tr><td>loomgmp.fairness.grabs</td><td>counter</td><td>tasks</td><td></td><td>fairnessTickGrabs</td></tr>
- *   <tr><td>loomgmp.steals</td><td>counter</td><td></td><td></td><td>steals</td></tr>
- *   <tr><td>loomgmp.steals.tasks</td><td>counter</td><td>tasks</td><td></td><td>stolenTasks</td></tr>
- *   <tr><td>loomgmp.overflows</td><td>counter</td><td></td><td></td><td>overflows</td></tr>
- *   <tr><td>loomgmp.carrier.parks</td><td>counter</td><td></td><td></td><td>parks</td></tr>
- *   <tr><td>loomgmp.carrier.spins</td><td>counter</td><td></td><td></td><td>spins</td></tr>
- *   <tr><td>loomgmp.preemptions</td><td>counter</td><td></td><td></td><td>preemptRequests</td></tr>
- *   <tr><td>loomgmp.handoffs</td><td>counter</td><td></td><td></td><td>handoffs</td></tr>
- *   <tr><td>loomgmp.timers.pending</td><td>gauge</td><td></td><td></td><td>pendingTimers()</td></tr>
- *   <tr><td>loomgmp.timers.fired</td><td>counter</td><td></td><td></td><td>timersFired</td></tr>
- *   <tr><td>loomgmp.failures</td><td>counter</td><td></td><td></td><td>failures</td></tr>
  *   <tr><td>loomgmp.sched.latency</td><td>function timer</td><td>seconds</td>
  *       <td>source=runnext|local|global|fairness|stolen|timer</td>
  *       <td>latency().source(source): count and total time</td></tr>
@@ -194,28 +179,14 @@ public final class GmpSchedulerMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Gauge.builder("loomgmp.procs", scheduler, GmpScheduler::procs)
-                .tags(tags).description("Ps: how many tasks run at once")
-                .register(registry);
-        gauge(registry, "loomgmp.procs.idle", null, "Ps on the idle list", Tags.empty(),
-                SchedulerSnapshot::idleProcs);
-
-        gauge(registry, "loomgmp.carriers", BaseUnits.THREADS,
-                "Carriers holding a P, neither spinning nor parked (running tasks, or in transit)",
-                Tags.of("state", "running"), SchedulerSnapshot::runningCarriers);
-        gauge(registry, "loomgmp.carriers", BaseUnits.THREADS, "Carriers searching for work",
-                Tags.of("state", "spinning"), SchedulerSnapshot::spinningCarriers);
-        gauge(registry, "loomgmp.carriers", BaseUnits.THREADS, "Carriers parked on the idle list",
-                Tags.of("state", "idle"), SchedulerSnapshot::idleCarriers);
-        gauge(registry, "loomgmp.carriers", BaseUnits.THREADS,
-                "Carriers still in a task whose P sysmon handed to another carrier",
-                Tags.of("state", "blocked"), SchedulerSnapshot::blockedCarriers);
+        for (SchedulerMetric metric : SchedulerMetric.values()) {
+            if (metric.meterName() != null) {
+                bind(registry, metric);
+            }
+        }
         Gauge.builder("loomgmp.carriers.max", scheduler, GmpScheduler::maxCarriers)
                 .tags(tags).description("Upper bound on carrier threads").baseUnit(BaseUnits.THREADS)
                 .register(registry);
-
-        gauge(registry, "loomgmp.queue.global", BaseUnits.TASKS, "Tasks on the global queue", Tags.empty(),
-                SchedulerSnapshot::globalQueueLength);
         // One gauge per P there is at binding; a P retired since (GmpScheduler.setProcs) reads 0,
         // and Ps added since have no gauge of their own (the global gauges still count them).
         for (int i = 0; i < scheduler.procs(); i++) {
@@ -224,43 +195,21 @@ public final class GmpSchedulerMetrics implements MeterBinder {
                     "Tasks queued on the P, runnext included", Tags.of("proc", String.valueOf(proc)),
                     s -> proc < s.processors().size() ? s.processors().get(proc).runnable() : 0);
         }
-
-        counter(registry, "loomgmp.tasks.run", BaseUnits.TASKS, "Tasks run, over all Ps",
-                SchedulerSnapshot::tasksRun);
-        counter(registry, "loomgmp.runnext.hits", BaseUnits.TASKS, "Tasks taken from runnext (LIFO hand-offs)",
-                SchedulerSnapshot::runnextHits);
-        counter(registry, "loomgmp.local.pops", BaseUnits.TASKS, "Tasks taken from local rings",
-                SchedulerSnapshot::localPops);
-        counter(registry, "loomgmp.global.grabs", BaseUnits.TASKS,
-                "Tasks taken from the global queue in batches, when the local queue was empty",
-                SchedulerSnapshot::globalGrabs);
-        counter(registry, "loomgmp.fairness.grabs", BaseUnits.TASKS,
-                "Tasks taken from the global queue on the fairness tick", SchedulerSnapshot::fairnessTickGrabs);
-        counter(registry, "loomgmp.steals", null, "Successful steals", SchedulerSnapshot::steals);
-        counter(registry, "loomgmp.steals.tasks", BaseUnits.TASKS, "Tasks moved by steals",
-                SchedulerSnapshot::stolenTasks);
-        counter(registry, "loomgmp.overflows", null,
-                "Times a full local ring moved half of itself to the global queue", SchedulerSnapshot::overflows);
-        counter(registry, "loomgmp.carrier.parks", null, "Times a carrier parked on the idle list",
-                SchedulerSnapshot::parks);
-        counter(registry, "loomgmp.carrier.spins", null, "Times a carrier started spinning (searching for work)",
-                SchedulerSnapshot::spins);
-        counter(registry, "loomgmp.preemptions", null,
-                "Preemption requests: times sysmon asked a P's running task to give the P up",
-                SchedulerSnapshot::preemptRequests);
-        counter(registry, "loomgmp.handoffs", null,
-                "Times sysmon took a P from a carrier blocked in a task and handed it to another carrier",
-                SchedulerSnapshot::handoffs);
-        gauge(registry, "loomgmp.timers.pending", null,
-                "Timers waiting in the Ps' heaps: sleeping virtual threads and pending timeouts", Tags.empty(),
-                SchedulerSnapshot::pendingTimers);
-        counter(registry, "loomgmp.timers.fired", null, "Timers run: sleeps and timeouts that expired",
-                SchedulerSnapshot::timersFired);
-        counter(registry, "loomgmp.failures", null,
-                "Failures inside the scheduler it recovered from (see SchedulerFailure)",
-                SchedulerSnapshot::failures);
-
         bindSchedLatency(registry);
+    }
+
+    /**
+     * The meter of one figure, as the enum describes it: a gauge for a level, a function counter
+     * for a cumulative count, both reading the cached snapshot.
+     */
+    private void bind(MeterRegistry registry, SchedulerMetric metric) {
+        Tags extraTags = metric.meterTagKey() == null ? Tags.empty() : Tags.of(metric.meterTagKey(), metric.meterTagValue());
+        ToDoubleFunction<SchedulerSnapshot> figure = s -> s.get(metric);
+        switch (metric.kind()) {
+            case GAUGE -> gauge(registry, metric.meterName(), metric.baseUnit(), metric.description(), extraTags, figure);
+            case COUNTER -> counter(registry, metric.meterName(), metric.baseUnit(), metric.description(), extraTags,
+                    figure);
+        }
     }
 
     /** The {@code loomgmp.sched.latency*} meters; see the class comment for why these types. */
@@ -337,11 +286,11 @@ public final class GmpSchedulerMetrics implements MeterBinder {
     }
 
     /** A function counter on one cumulative figure of the cached snapshot; held as {@link #gauge} is. */
-    private void counter(MeterRegistry registry, String name, String baseUnit, String description,
+    private void counter(MeterRegistry registry, String name, String baseUnit, String description, Tags extraTags,
                          ToDoubleFunction<SchedulerSnapshot> figure) {
         SnapshotCache cache = snapshots;
         FunctionCounter.builder(name, scheduler, s -> figure.applyAsDouble(cache.of(s)))
-                .tags(tags).description(description).baseUnit(baseUnit)
+                .tags(tags).tags(extraTags).description(description).baseUnit(baseUnit)
                 .register(registry);
     }
 }

@@ -3,6 +3,7 @@ package io.loomgmp.metrics;
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.Placement;
 import io.loomgmp.dispatcher.LatencyTotals;
+import io.loomgmp.dispatcher.SchedulerMetric;
 import io.loomgmp.dispatcher.SchedulerSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -16,11 +17,13 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -80,14 +83,20 @@ class GmpSchedulerMetricsTest {
                 assertNotNull(id.getDescription(), id.toString());
             }
             Set<String> names = registry.getMeters().stream().map(m -> m.getId().getName()).collect(Collectors.toSet());
+            // The meters there were before the figures became an enum keep their names; a figure
+            // added to SchedulerMetric adds its own.
             Set<String> expected = new java.util.HashSet<>(COUNTERS);
             expected.addAll(List.of("loomgmp.procs", "loomgmp.procs.idle", "loomgmp.carriers", "loomgmp.carriers.max",
                     "loomgmp.queue.global", "loomgmp.queue.local", "loomgmp.timers.pending"));
             expected.addAll(LATENCY);
+            Stream.of(SchedulerMetric.values()).map(SchedulerMetric::meterName).filter(Objects::nonNull).forEach(expected::add);
             assertEquals(expected, names);
-            // 4 carrier states and 2 Ps: 14 counters + 5 single gauges + 4 + 2; then the latency:
-            // 6 sources × (1 timer + 14 buckets), and 7 (the sources and all) × (2 percentiles + max)
-            assertEquals(25 + 6 * 15 + 7 * 3, registry.getMeters().size());
+            // One per metered figure (22 when loomgmp.carriers had 4 states and there were 14
+            // counters), the carrier bound and 2 Ps; then the latency: 6 sources × (1 timer + 14
+            // buckets), and 7 (the sources and all) × (2 percentiles + max)
+            long metered = Stream.of(SchedulerMetric.values()).filter(m -> m.meterName() != null).count();
+            assertTrue(metered >= 22, "no figure's meter was lost: " + metered);
+            assertEquals(metered + 1 + 2 + 6 * 15 + 7 * 3, registry.getMeters().size());
 
             Gauge procs = registry.get("loomgmp.procs").gauge();
             assertEquals(2, procs.value());
@@ -127,6 +136,46 @@ class GmpSchedulerMetricsTest {
                         "loomgmp\\.(steals|overflows|carrier\\.parks|carrier\\.spins|preemptions|handoffs|timers\\.fired|failures)");
                 assertEquals(countsTasks ? "tasks" : null, unit, name);
             }
+        }
+    }
+
+    @Test
+    void eachMetricIsTheMeterItsEnumConstantDescribes() throws InterruptedException {
+        try (GmpScheduler scheduler = GmpScheduler.builder().procs(2).name("enum").build()) {
+            MeterRegistry registry = bind(scheduler);
+            CountDownLatch done = new CountDownLatch(20);
+            for (int i = 0; i < 20; i++) {
+                scheduler.execute(done::countDown);
+            }
+            await(done, scheduler, "the tasks");
+            // Quiescent: the figures stand still while the meters are read.
+            long deadline = System.nanoTime() + BOUND.toNanos();
+            SchedulerSnapshot snapshot = scheduler.snapshot();
+            while (snapshot.idleProcs() != 2 || snapshot.idleCarriers() != snapshot.carriers()) {
+                assertTrue(System.nanoTime() - deadline < 0, "every P and carrier idle\n" + snapshot);
+                Thread.sleep(1);
+                snapshot = scheduler.snapshot();
+            }
+            for (SchedulerMetric metric : SchedulerMetric.values()) {
+                if (metric.meterName() == null) {
+                    continue;
+                }
+                String[] tag = metric.meterTagKey() == null ? new String[0]
+                        : new String[] {metric.meterTagKey(), metric.meterTagValue()};
+                Meter meter = registry.get(metric.meterName()).tags(tag).meter();
+                assertEquals(metric.kind() == SchedulerMetric.Kind.GAUGE ? Meter.Type.GAUGE : Meter.Type.COUNTER,
+                        meter.getId().getType(), metric.toString());
+                assertEquals(metric.baseUnit(), meter.getId().getBaseUnit(), metric.toString());
+                assertEquals(metric.description(), meter.getId().getDescription(), metric.toString());
+                double value = metric.kind() == SchedulerMetric.Kind.GAUGE ? ((Gauge) meter).value()
+                        : ((FunctionCounter) meter).count();
+                // Quiescent, but a parked carrier may still time out and leave, and sysmon counts on.
+                if (metric == SchedulerMetric.TASKS_RUN || metric == SchedulerMetric.PROCS
+                        || metric == SchedulerMetric.GLOBAL_QUEUE_LENGTH || metric == SchedulerMetric.PENDING_TIMERS) {
+                    assertEquals(snapshot.get(metric), value, metric.toString());
+                }
+            }
+            assertEquals(20, count(registry, "loomgmp.tasks.run"));
         }
     }
 
