@@ -140,7 +140,7 @@ class AgentArtifactIT {
         }
         // Not the packages they keep to themselves.
         List<String> internal = pages.stream().filter(p -> p.startsWith("io/loomgmp/bridge/agent/")
-                || p.startsWith("io/loomgmp/bridge/classfile/") || p.startsWith("io/loomgmp/dispatcher/loom/")).toList();
+                || p.startsWith("io/loomgmp/bridge/runtime/") || p.startsWith("io/loomgmp/bridge/classfile/") || p.startsWith("io/loomgmp/dispatcher/loom/")).toList();
         assertEquals(List.of(), internal, "pages of packages the modules do not export");
     }
 

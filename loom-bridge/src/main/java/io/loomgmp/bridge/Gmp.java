@@ -1,7 +1,7 @@
 package io.loomgmp.bridge;
 
-import io.loomgmp.bridge.agent.JdkInternals;
-import io.loomgmp.bridge.agent.GmpState;
+import io.loomgmp.bridge.runtime.JdkInternals;
+import io.loomgmp.bridge.runtime.GmpState;
 import io.loomgmp.dispatcher.GmpScheduler;
 import io.loomgmp.dispatcher.loom.LoomSupport;
 import io.loomgmp.dispatcher.loom.PendingPreemptions;

@@ -1,8 +1,8 @@
 package io.loomgmp.bridge;
 
-import io.loomgmp.bridge.agent.AgentRelease;
-import io.loomgmp.bridge.agent.ContinuationExecutor;
-import io.loomgmp.bridge.agent.JdkInternals;
+import io.loomgmp.bridge.runtime.AgentRelease;
+import io.loomgmp.bridge.runtime.ContinuationExecutor;
+import io.loomgmp.bridge.runtime.JdkInternals;
 import io.loomgmp.dispatcher.GmpScheduler;
 
 import java.lang.reflect.Constructor;

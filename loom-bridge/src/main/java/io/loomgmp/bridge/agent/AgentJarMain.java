@@ -1,5 +1,8 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.AgentJar;
+import io.loomgmp.bridge.runtime.AgentRelease;
+
 import java.lang.reflect.InvocationTargetException;
 
 /**

@@ -1,5 +1,7 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.AgentRelease;
+
 /**
  * What {@code java -jar loom-gmp-agent.jar} prints (through {@link AgentJarMain}): the version, the
  * supported JDKs, how to attach the agent, and every setting from {@link AgentSetting}, so that

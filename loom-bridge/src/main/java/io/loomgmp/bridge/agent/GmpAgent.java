@@ -1,5 +1,11 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.AgentJar;
+import io.loomgmp.bridge.runtime.AgentRelease;
+
+import io.loomgmp.bridge.runtime.ContinuationExecutor;
+import io.loomgmp.bridge.runtime.GmpState;
+
 import io.loomgmp.bridge.Gmp;
 import io.loomgmp.dispatcher.GmpScheduler;
 

@@ -1,5 +1,7 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.AgentJar;
+
 import java.io.IOException;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.Label;

@@ -1,5 +1,6 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.JdkInternals;
 import io.loomgmp.dispatcher.loom.LoomSupport;
 
 import java.lang.invoke.MethodHandles;

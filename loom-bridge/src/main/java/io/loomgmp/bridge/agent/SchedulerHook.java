@@ -1,5 +1,7 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.ContinuationExecutor;
+
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;

@@ -2,7 +2,10 @@ package io.loomgmp.bridge.classfile;
 
 import java.lang.classfile.constantpool.PoolEntry;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static io.loomgmp.bridge.classfile.ClassReader.s4;
 import static io.loomgmp.bridge.classfile.ClassReader.u2;
@@ -138,6 +141,28 @@ public final class PollWriter {
         }
         out.bytes(classBytes, copied, classBytes.length - copied);
         return out.toByteArray();
+    }
+
+    /**
+     * {@link #insert}, or where it leaves the class's shape alone ({@link UnsupportedShape}), the
+     * same polls at the same places through the ClassFile API ({@link ClassFileApiPolls}), counted
+     * in {@code viaClassFileApi}: the one way the agent writes polls.
+     *
+     * @throws MalformedClassException if the bytes are malformed where it reads them
+     * @throws IllegalArgumentException (among others) if the ClassFile API cannot parse or write them
+     */
+    public static byte[] write(byte[] classBytes, BackEdgeScan.Result scan, List<BackEdgeScan.Method> methods,
+                               String owner, String name, String flagOwner, String flagName, AtomicLong viaClassFileApi) {
+        try {
+            return insert(classBytes, scan, methods, owner, name, flagOwner, flagName);
+        } catch (UnsupportedShape e) {
+            viaClassFileApi.incrementAndGet();
+            Set<String> names = new HashSet<>(); // name + descriptor of each method to change
+            for (BackEdgeScan.Method method : methods) {
+                names.add(method.nameAndType());
+            }
+            return ClassFileApiPolls.insert(classBytes, names, owner, name, flagOwner, flagName);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.AgentRelease;
 import io.loomgmp.bridge.probe.CarrierProbe;
 import org.junit.jupiter.api.Test;
 

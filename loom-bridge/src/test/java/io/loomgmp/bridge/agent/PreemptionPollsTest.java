@@ -84,22 +84,6 @@ class PreemptionPollsTest {
     }
 
     @Test
-    void theClassFileApiPathWritesTheSameGuardedPolls() throws Exception {
-        // The odd shapes (a header at 0, in a constructor before super(), with one and two stack
-        // items, an exception handler as a header, nested loops sharing a header) through the
-        // fallback, as a shape PollWriter leaves alone would go.
-        byte[] original = PollWriterTest.oddShapes();
-        Set<String> all = new java.util.HashSet<>();
-        for (var method : io.loomgmp.bridge.classfile.BackEdgeScan.methodsWithBackEdges(original)) {
-            all.add(method.nameAndType());
-        }
-        byte[] polled = PreemptionPolls.withClassFileApi(original, all);
-        assertEquals(List.of(), ClassFile.of().verify(polled));
-        PollWriterTest.assertOddShapesPolled(original, polled, false);
-        PollWriterTest.runOddShapes(polled, PreemptionPolls.GMP_INTERNAL_NAME); // HotSpot verifies and runs them
-    }
-
-    @Test
     void theInstrumentedClassVerifiesAndComputesTheSame() throws Exception {
         Map<String, byte[]> nest = new HashMap<>();
         for (String name : NEST) {
@@ -334,7 +318,7 @@ class PreemptionPollsTest {
     static boolean isPoll(Instruction instruction) {
         return instruction instanceof InvokeInstruction invoke
                 && invoke.opcode() == Opcode.INVOKESTATIC
-                && invoke.owner().asSymbol().equals(PreemptionPolls.GMP)
+                && invoke.owner().asInternalName().equals(PreemptionPolls.GMP_INTERNAL_NAME)
                 && invoke.name().equalsString(PreemptionPolls.CHECKPOINT)
                 && invoke.typeSymbol().equals(ConstantDescs.MTD_void);
     }

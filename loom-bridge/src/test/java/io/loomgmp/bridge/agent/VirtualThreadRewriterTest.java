@@ -1,5 +1,7 @@
 package io.loomgmp.bridge.agent;
 
+import io.loomgmp.bridge.runtime.AgentRelease;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;

@@ -23,8 +23,10 @@ import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -127,6 +129,22 @@ public class PollWriterTest {
         runOddShapes(polled, POLL_OWNER);
     }
 
+    @Test
+    void theClassFileApiPathWritesTheSameGuardedPolls() throws Exception {
+        // The odd shapes (a header at 0, in a constructor before super(), with one and two stack
+        // items, an exception handler as a header, nested loops sharing a header) through the
+        // ClassFile API, as a shape the raw writer leaves alone would go.
+        byte[] original = oddShapes();
+        Set<String> all = new HashSet<>();
+        for (BackEdgeScan.Method method : BackEdgeScan.methodsWithBackEdges(original)) {
+            all.add(method.nameAndType());
+        }
+        byte[] polled = ClassFileApiPolls.insert(original, all, POLL_OWNER, POLL_NAME, FLAG_OWNER, FLAG_NAME);
+        assertEquals(List.of(), ClassFile.of().verify(polled));
+        assertOddShapesPolled(original, polled, false);
+        runOddShapes(polled, POLL_OWNER); // HotSpot verifies and runs them
+    }
+
     /** The odd shapes below, in one class {@code com.acme.Odd}. */
     public static byte[] oddShapes() {
         return ClassFile.of().build(ClassDesc.of("com.acme.Odd"), type -> type
@@ -146,13 +164,12 @@ public class PollWriterTest {
     }
 
     /**
-     * The odd shapes, polled by the raw writer ({@code padded}: with {@code TestPoll}) or the
-     * ClassFile API path (with {@code Gmp.checkpoint} and {@code PendingPreemptions.count}).
+     * The odd shapes, polled with {@code TestPoll} by the raw writer ({@code padded}) or the
+     * ClassFile API path.
      */
-    public static void assertOddShapesPolled(byte[] original, byte[] polled, boolean padded) {
+    static void assertOddShapesPolled(byte[] original, byte[] polled, boolean padded) {
         Map<String, GuardedPolls.Shape> shapes = padded ? shapes(polled)
-                : GuardedPolls.byMethod(polled, "io/loomgmp/bridge/Gmp", "checkpoint",
-                        "io/loomgmp/dispatcher/loom/PendingPreemptions", "count", true);
+                : GuardedPolls.byMethod(polled, POLL_OWNER, POLL_NAME, FLAG_OWNER, FLAG_NAME, true);
         assertEquals(GuardedPolls.Shape.polled(1, 0, padded), shapes.get("countDownAtZero(I)I"));
         assertEquals(GuardedPolls.Shape.polled(1, 0, padded), shapes.get("twoOnTheStack(I)I"));
         assertEquals(GuardedPolls.Shape.polled(1, 0, padded), shapes.get("oneOnTheStack(I)I"));

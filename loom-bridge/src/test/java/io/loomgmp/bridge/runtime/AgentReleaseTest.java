@@ -1,4 +1,4 @@
-package io.loomgmp.bridge.agent;
+package io.loomgmp.bridge.runtime;
 
 import org.junit.jupiter.api.Test;
 
@@ -45,11 +45,5 @@ class AgentReleaseTest {
                         .getMessage());
         assertThrows(IllegalStateException.class, () -> AgentRelease.parse("1", "25-26"));
         assertThrows(IllegalStateException.class, () -> AgentRelease.parse("1", null));
-    }
-
-    @Test
-    void anUnsupportedFeatureReleaseIsExplainedByTheJdksSupported() {
-        assertEquals("the loom-gmp 9.9.9 agent supports JDK 31 or 32",
-                AgentEntry.unsupported(AgentRelease.parse("9.9.9", "31,32")));
     }
 }

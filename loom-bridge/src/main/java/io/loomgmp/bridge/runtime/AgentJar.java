@@ -1,4 +1,4 @@
-package io.loomgmp.bridge.agent;
+package io.loomgmp.bridge.runtime;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -12,14 +12,14 @@ import java.util.zip.ZipEntry;
 
 /**
  * Where the agent's classes were loaded from: for messages, and to read the agent's own data
- * files. Compiled for Java 8, like {@link AgentEntry}.
+ * files. Compiled for Java 8, like the agent's {@code AgentEntry}.
  */
-final class AgentJar {
+public final class AgentJar {
     private AgentJar() {
     }
 
     /** The agent jar's path, or a placeholder when the classes did not come from a file. */
-    static String path() {
+    public static String path() {
         File file = file();
         return file != null ? file.getPath() : "/path/to/loom-gmp-agent.jar";
     }
@@ -35,7 +35,7 @@ final class AgentJar {
      *
      * @throws IOException if the jar or the file cannot be read
      */
-    static byte[] read(String entry) throws IOException {
+    public static byte[] read(String entry) throws IOException {
         File file = file();
         if (file == null) {
             throw new IOException("the agent's classes did not come from a jar or a directory");

@@ -1,4 +1,4 @@
-package io.loomgmp.bridge.agent;
+package io.loomgmp.bridge.runtime;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.util.Properties;
  * {@code release.properties}, which the build fills in from the parent pom's
  * {@code loomgmp.supported.jdk} (the one place the range is defined; the agent jar's
  * {@code Loom-Gmp-Supported-JDKs} manifest attribute comes from the same property). Compiled for
- * Java 8, like {@link AgentEntry}, so that any JDK can say what it is refused for.
+ * Java 8, like the agent's {@code AgentEntry}, so that any JDK can say what it is refused for.
  */
 public final class AgentRelease {
     private static final String RESOURCE = "release.properties";
@@ -46,7 +46,7 @@ public final class AgentRelease {
     }
 
     /** @param supportedJdks comma-separated feature releases, e.g. {@code "25"} or {@code "25,26"} */
-    static AgentRelease parse(String version, String supportedJdks) {
+    public static AgentRelease parse(String version, String supportedJdks) {
         if (version == null || version.isEmpty() || version.contains("${")) {
             throw new IllegalStateException("loom-gmp: " + RESOURCE + " has no version (\"" + version + "\")");
         }
@@ -75,15 +75,15 @@ public final class AgentRelease {
         return true;
     }
 
-    String version() {
+    public String version() {
         return version;
     }
 
-    List<Integer> supportedJdks() {
+    public List<Integer> supportedJdks() {
         return supportedJdks;
     }
 
-    boolean supports(int feature) {
+    public boolean supports(int feature) {
         return supportedJdks.contains(feature);
     }
 
@@ -100,13 +100,13 @@ public final class AgentRelease {
     }
 
     /** The running JDK's feature release, from java.specification.version ("1.8", "17", "25"). */
-    static int runningFeature() {
+    public static int runningFeature() {
         String spec = System.getProperty("java.specification.version");
         return Integer.parseInt(spec.startsWith("1.") ? spec.substring(2) : spec);
     }
 
     /** The running JDK, as AgentUsage and AgentJarMain name it: "17.0.13 (Debian, java.home /usr/lib/jvm/...)". */
-    static String runningJdk() {
+    public static String runningJdk() {
         return System.getProperty("java.version") + " (" + System.getProperty("java.vm.vendor")
                 + ", java.home " + System.getProperty("java.home") + ")";
     }

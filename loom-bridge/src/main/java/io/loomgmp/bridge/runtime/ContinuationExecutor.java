@@ -1,4 +1,4 @@
-package io.loomgmp.bridge.agent;
+package io.loomgmp.bridge.runtime;
 
 import io.loomgmp.dispatcher.loom.CarrierLocator;
 import io.loomgmp.dispatcher.GmpScheduler;
@@ -71,7 +71,7 @@ public final class ContinuationExecutor implements Executor {
         return new ContinuationExecutor(scheduler);
     }
 
-    GmpScheduler scheduler() {
+    public GmpScheduler scheduler() {
         return scheduler;
     }
 

@@ -1,4 +1,4 @@
-package io.loomgmp.bridge.agent;
+package io.loomgmp.bridge.runtime;
 
 import org.junit.jupiter.api.Test;
 

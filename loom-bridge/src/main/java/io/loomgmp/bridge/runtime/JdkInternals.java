@@ -1,4 +1,4 @@
-package io.loomgmp.bridge.agent;
+package io.loomgmp.bridge.runtime;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

@@ -1,4 +1,4 @@
-package io.loomgmp.bridge.agent;
+package io.loomgmp.bridge.runtime;
 
 import io.loomgmp.dispatcher.GmpScheduler;
 
@@ -20,7 +20,7 @@ public final class GmpState {
         return installed;
     }
 
-    static void install(GmpScheduler scheduler) {
+    public static void install(GmpScheduler scheduler) {
         carriersVisible(); // decided now, at start-up, not at a poll under memory pressure
         installed = scheduler;
     }
