@@ -67,6 +67,11 @@ final class FlightRecording {
         }
     }
 
+    /** Whether {@code scheduling} is registered for the periodic events: for tests. */
+    static boolean isRegistered(Scheduling scheduling) {
+        return SCHEDULERS.contains(scheduling);
+    }
+
     static void unregister(Scheduling scheduling) {
         SCHEDULERS.remove(scheduling);
     }

@@ -139,7 +139,8 @@ final class Scheduling {
     /**
      * Starts the scheduler once it is built: registers it for JFR's periodic events and starts
      * sysmon (unless it is off). Carriers start at the first wake-up. Called once, by the thread
-     * that built it.
+     * that built it. If sysmon's thread cannot be started ({@code OutOfMemoryError}), that is
+     * thrown, with the scheduler unregistered again and no carrier started.
      *
      * @throws IllegalStateException if called twice
      */
@@ -149,7 +150,12 @@ final class Scheduling {
         }
         started = true;
         FlightRecording.register(this);
-        sysmon.start();
+        try {
+            sysmon.start();
+        } catch (Throwable failure) { // no thread to be had: the builder throws, and nothing is left registered
+            FlightRecording.unregister(this);
+            throw failure;
+        }
     }
 
     /** A new P with id {@code id}: its timers report to this scheduler. Nothing else is done with it. */
