@@ -3,6 +3,7 @@ package io.loomgmp.demo;
 import example.probes.FairnessProbe;
 import example.probes.ManyPinnedProbe;
 import example.probes.PinnedProbe;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -20,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SysmonAcceptanceIT {
     @Test
     void aProbeSleeping1msTwentyTimesFinishesBesideCpuHogsWithBoundedLateness() throws Exception {
-        ProbeJvm.Run run = ProbeJvm.gmp(List.of(), FairnessProbe.class);
+        Forked run = ProbeJvm.gmp(List.of(), FairnessProbe.class);
         assertEquals("true", run.value("probeFinishedWhileHogsRan"), run.toString());
         assertTrue(run.longValue("worstLatenessMicros") < 100_000, "worst lateness under 100 ms\n" + run);
     }
@@ -40,7 +41,7 @@ class SysmonAcceptanceIT {
      * from a platform thread all run while the hogs spin, each within 100 ms.
      */
     private static void assertFairBesideOversubscribedHogs(int hogsPerProc) throws Exception {
-        ProbeJvm.Run run = ProbeJvm.gmp(List.of(), FairnessProbe.class, String.valueOf(hogsPerProc));
+        Forked run = ProbeJvm.gmp(List.of(), FairnessProbe.class, String.valueOf(hogsPerProc));
         assertEquals("true", run.value("probeFinishedWhileHogsRan"), run.toString());
         assertTrue(run.longValue("worstLatenessMicros") < 100_000, "worst lateness under 100 ms\n" + run);
         assertTrue(run.longValue("freshThreadMicros") < 100_000, "fresh threads ran within 100 ms\n" + run);
@@ -60,7 +61,7 @@ class SysmonAcceptanceIT {
     @Test
     void aSleepingThreadsTimerFiresWhileEveryCarrierIsPinnedInAClassInitialiser() throws Exception {
         // Its timer sits in the heap of a P whose carrier is pinned: sysmon hands that P off.
-        ProbeJvm.Run run = ProbeJvm.gmp(List.of(), PinnedProbe.class, "clinit-sleep");
+        Forked run = ProbeJvm.gmp(List.of(), PinnedProbe.class, "clinit-sleep");
         assertTrue(run.longValue("blockedMillis") >= 400, "the carriers really were blocked\n" + run);
         assertTrue(run.longValue("sleepLateMicros") >= 0, "not early\n" + run);
         assertTrue(run.longValue("probeMicros") < 100_000,
@@ -69,7 +70,7 @@ class SysmonAcceptanceIT {
 
     @Test
     void aThousandPinnedThreadsStayWithinMaxPoolSizeAndSpareCarriersRetire() throws Exception {
-        ProbeJvm.Run run = ProbeJvm.gmp(List.of("-Djdk.virtualThreadScheduler.parallelism=2",
+        Forked run = ProbeJvm.gmp(List.of("-Djdk.virtualThreadScheduler.parallelism=2",
                 "-Djdk.virtualThreadScheduler.maxPoolSize=32", "-Dgmp.keepalive=500ms"), ManyPinnedProbe.class);
         assertTrue(run.longValue("mostCarriers") <= 32, "carriers within maxPoolSize\n" + run);
         assertTrue(run.longValue("handoffs") > 0, "sysmon handed blocked carriers' Ps off\n" + run);
@@ -78,7 +79,7 @@ class SysmonAcceptanceIT {
     }
 
     private static void assertProbeRunsBesidePinnedCarriers(String mode) throws Exception {
-        ProbeJvm.Run run = ProbeJvm.gmp(List.of(), PinnedProbe.class, mode);
+        Forked run = ProbeJvm.gmp(List.of(), PinnedProbe.class, mode);
         assertTrue(run.longValue("blockedMillis") >= 400, "the carriers really were blocked\n" + run);
         assertTrue(run.longValue("probeMicros") < 50_000, "probe within 50 ms\n" + run);
     }

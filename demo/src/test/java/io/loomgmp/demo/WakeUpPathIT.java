@@ -1,6 +1,7 @@
 package io.loomgmp.demo;
 
 import example.probes.TimersProbe;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -44,7 +45,7 @@ class WakeUpPathIT {
      * 100,000 sleeps, parkNanos loops and latch awaits of 0 to 50 ms (1,000 at a time, where an early
      * return shows; or all at once, the most pending timeouts): all done within 30 s, none early.
      */
-    private static void assertRandomTimedWaits(ProbeJvm.Run run) {
+    private static void assertRandomTimedWaits(Forked run) {
         assertEquals("true", run.value("finishedWithinBound"), "all finished within 30 s\n" + run);
         assertEquals("100000", run.value("completed"), run.toString());
         assertEquals("0", run.value("early"), "no sleep or await returned before its duration\n" + run);
@@ -66,7 +67,7 @@ class WakeUpPathIT {
      * used after full GCs at most 32 MiB above the baseline (a cancelled timeout kept until it
      * expires holds a few dozen bytes at least; 88 bytes kept per park show as 88 MB).
      */
-    private static void assertCancelledTimeoutsLeaveNothing(ProbeJvm.Run run) {
+    private static void assertCancelledTimeoutsLeaveNothing(Forked run) {
         assertEquals("1000000", run.value("handoffs"), run.toString());
         assertTrue(run.longValue("loopMillis") < CANCELLED_LOOP_BOUND_MILLIS,
                 "a million hand-offs within " + CANCELLED_LOOP_BOUND_MILLIS + " ms\n" + run);

@@ -2,6 +2,7 @@ package io.loomgmp.bridge;
 
 import io.loomgmp.bridge.agent.ForkedJvm;
 import io.loomgmp.bridge.probe.BuilderWithoutFlags;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -12,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class GmpVirtualThreadsIT {
     @Test
     void withoutTheFlagsTheErrorNamesThem() {
-        ForkedJvm jvm = ForkedJvm.withoutAgent(List.of(), BuilderWithoutFlags.class);
+        Forked jvm = ForkedJvm.withoutAgent(List.of(), BuilderWithoutFlags.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("loom-gmp needs access to JDK internals to run virtual threads on its scheduler:"
                         + " start the JVM with --add-opens java.base/java.lang=ALL-UNNAMED"

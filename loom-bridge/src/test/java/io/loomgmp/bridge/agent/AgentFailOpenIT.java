@@ -2,6 +2,8 @@ package io.loomgmp.bridge.agent;
 
 import example.app.FailOpenProbe;
 import io.loomgmp.bridge.probe.ReshapingAgent;
+import io.loomgmp.testsupport.Fork;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +59,7 @@ class AgentFailOpenIT {
         }
     }
 
-    private static ForkedJvm probe(String reshape, String agentArguments, String... jvmArgs) {
+    private static Forked probe(String reshape, String agentArguments, String... jvmArgs) {
         List<String> command = new ArrayList<>();
         command.add("-javaagent:" + reshapingAgent + "=" + reshape);
         command.add("-javaagent:" + ForkedJvm.AGENT_JAR + (agentArguments == null ? "" : "=" + agentArguments));
@@ -66,7 +68,7 @@ class AgentFailOpenIT {
         command.add("-cp");
         command.add(ForkedJvm.TEST_CLASSES.toString());
         command.add(FailOpenProbe.class.getName());
-        return ForkedJvm.run(command);
+        return Fork.java(command).run();
     }
 
     private static String jdk() {
@@ -79,13 +81,13 @@ class AgentFailOpenIT {
         return PROBLEM + Pattern.quote("; the loom-gmp " + VERSION + " agent supports JDK " + SUPPORTED + "'s java.lang.VirtualThread");
     }
 
-    private static void assertLine(String regex, String stderr, ForkedJvm jvm) {
+    private static void assertLine(String regex, String stderr, Forked jvm) {
         assertTrue(stderr.matches(regex + "\n"), "expected one line matching\n" + regex + "\n" + jvm);
     }
 
     @Test
     void byDefaultOneWarningLineAndTheJvmRunsOnForkJoinPoolWithNothingOfGmpInForce() {
-        for (ForkedJvm jvm : List.of(probe("constructor", null), probe("constructor", "verbose=true,parallelism=2"),
+        for (Forked jvm : List.of(probe("constructor", null), probe("constructor", "verbose=true,parallelism=2"),
                 probe("constructor", "strict=false", "-Dgmp.schedtrace=10"))) {
             assertEquals(0, jvm.exitCode(), jvm.toString());
             assertLine(Pattern.quote("loom-gmp: warning: unsupported JDK " + jdk() + ": ") + why() + Pattern.quote(". The JVM"
@@ -106,7 +108,7 @@ class AgentFailOpenIT {
 
     @Test
     void withStrictTheJvmDoesNotStart() {
-        for (ForkedJvm jvm : List.of(probe("constructor", "strict=true"), probe("constructor", null, "-Dgmp.strict=true"))) {
+        for (Forked jvm : List.of(probe("constructor", "strict=true"), probe("constructor", null, "-Dgmp.strict=true"))) {
             assertEquals(1, jvm.exitCode(), jvm.toString());
             assertLine(Pattern.quote("loom-gmp: unsupported JDK " + jdk() + ": ") + why() + Pattern.quote(". The JVM does not"
                     + " start, as strict=true asks. To run without loom-gmp, set strict=false (the agent then warns and steps"
@@ -118,7 +120,7 @@ class AgentFailOpenIT {
 
     @Test
     void aBadSettingStillStopsStartUp() {
-        for (ForkedJvm jvm : List.of(probe("constructor", "parallelism=abc"), probe("constructor", "strict=false,parallelism=abc"))) {
+        for (Forked jvm : List.of(probe("constructor", "parallelism=abc"), probe("constructor", "strict=false,parallelism=abc"))) {
             assertEquals(1, jvm.exitCode(), jvm.toString());
             assertEquals("loom-gmp: bad value \"abc\" for agent argument parallelism: expected a whole number from 1 to 32767\n",
                     jvm.stderr(), jvm.toString());
@@ -128,7 +130,7 @@ class AgentFailOpenIT {
 
     @Test
     void theControlAVirtualThreadLeftAsItIsSeesGmpInEveryCheck() {
-        ForkedJvm jvm = probe("none", null);
+        Forked jvm = probe("none", null);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("", jvm.stderr(), jvm.toString());
         for (String api : CREATION_APIS) {

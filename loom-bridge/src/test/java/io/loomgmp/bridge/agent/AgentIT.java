@@ -3,6 +3,7 @@ package io.loomgmp.bridge.agent;
 import io.loomgmp.bridge.probe.CarrierProbe;
 import io.loomgmp.bridge.probe.HandOffProbe;
 import io.loomgmp.bridge.probe.QueuedWorkProbe;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,24 +18,24 @@ class AgentIT {
 
     @Test
     void everyCreationApiAndAChildOfAVirtualThreadRunOnGmpCarriers() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of(), CarrierProbe.class);
+        Forked jvm = ForkedJvm.withAgent(null, List.of(), CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         for (String api : List.of("ofVirtual", "startVirtualThread", "newVirtualThreadPerTaskExecutor",
                 "childOfVirtual", "factory")) {
             String carrier = jvm.value(api);
             assertTrue(GMP_CARRIER.matcher(carrier).matches(), api + " ran on " + carrier + "\n" + jvm);
         }
-        assertEquals(Runtime.getRuntime().availableProcessors(), jvm.number("procs"));
-        assertEquals(Math.max(256, Runtime.getRuntime().availableProcessors()), jvm.number("maxCarriers"));
-        assertEquals(10_000_000, jvm.number("timeSliceNanos"));
-        assertEquals(30_000_000_000L, jvm.number("keepAliveNanos"));
-        assertTrue(jvm.number("tasksRun") >= 5, jvm.toString());
+        assertEquals(Runtime.getRuntime().availableProcessors(), jvm.longValue("procs"));
+        assertEquals(Math.max(256, Runtime.getRuntime().availableProcessors()), jvm.longValue("maxCarriers"));
+        assertEquals(10_000_000, jvm.longValue("timeSliceNanos"));
+        assertEquals(30_000_000_000L, jvm.longValue("keepAliveNanos"));
+        assertTrue(jvm.longValue("tasksRun") >= 5, jvm.toString());
         assertEquals("", jvm.stderr(), "the agent prints nothing when all is well");
     }
 
     @Test
     void theJdksSpinHeuristicSeesWorkQueuedOnAGmpCarrier() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Djdk.virtualThreadScheduler.parallelism=1",
+        Forked jvm = ForkedJvm.withAgent(null, List.of("-Djdk.virtualThreadScheduler.parallelism=1",
                 "--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED"), QueuedWorkProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("false", jvm.value("withoutQueuedWork"), jvm.toString());
@@ -45,46 +46,46 @@ class AgentIT {
 
     @Test
     void jdkPropertiesSetTheProcsAndTheCarrierBound() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null,
+        Forked jvm = ForkedJvm.withAgent(null,
                 List.of("-Djdk.virtualThreadScheduler.parallelism=3", "-Djdk.virtualThreadScheduler.maxPoolSize=7"),
                 CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
-        assertEquals(3, jvm.number("snapshotProcs"));
-        assertEquals(7, jvm.number("maxCarriers"));
+        assertEquals(3, jvm.longValue("snapshotProcs"));
+        assertEquals(7, jvm.longValue("maxCarriers"));
     }
 
     @Test
     void aMaxPoolSizeBelowTheParallelismLowersItAsInTheJdk() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null,
+        Forked jvm = ForkedJvm.withAgent(null,
                 List.of("-Djdk.virtualThreadScheduler.parallelism=6", "-Djdk.virtualThreadScheduler.maxPoolSize=4"),
                 CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
-        assertEquals(4, jvm.number("snapshotProcs"));
-        assertEquals(4, jvm.number("maxCarriers"));
+        assertEquals(4, jvm.longValue("snapshotProcs"));
+        assertEquals(4, jvm.longValue("maxCarriers"));
     }
 
     @Test
     void agentArgumentsWinOverProperties() {
-        ForkedJvm jvm = ForkedJvm.withAgent("parallelism=4,timeslice=5ms,maxPoolSize=300,keepalive=5s",
+        Forked jvm = ForkedJvm.withAgent("parallelism=4,timeslice=5ms,maxPoolSize=300,keepalive=5s",
                 List.of("-Djdk.virtualThreadScheduler.parallelism=3", "-Dgmp.timeslice=20ms", "-Dgmp.keepalive=20s"),
                 CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
-        assertEquals(4, jvm.number("snapshotProcs"));
-        assertEquals(300, jvm.number("maxCarriers"));
-        assertEquals(5_000_000, jvm.number("timeSliceNanos"));
-        assertEquals(5_000_000_000L, jvm.number("keepAliveNanos"));
+        assertEquals(4, jvm.longValue("snapshotProcs"));
+        assertEquals(300, jvm.longValue("maxCarriers"));
+        assertEquals(5_000_000, jvm.longValue("timeSliceNanos"));
+        assertEquals(5_000_000_000L, jvm.longValue("keepAliveNanos"));
         assertTrue(GMP_CARRIER.matcher(jvm.value("ofVirtual")).matches(), jvm.toString());
     }
 
     @Test
     void gmpTimesliceKeepaliveAndLatencySampleProperties() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.timeslice=250us", "-Dgmp.keepalive=1500ms",
+        Forked jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.timeslice=250us", "-Dgmp.keepalive=1500ms",
                 "-Dgmp.latency.sample=1"), CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
-        assertEquals(250_000, jvm.number("timeSliceNanos"));
-        assertEquals(1_500_000_000L, jvm.number("keepAliveNanos"));
-        assertEquals(1, jvm.number("latencySample"));
-        assertEquals(8, ForkedJvm.withAgent(null, List.of(), CarrierProbe.class).number("latencySample"), "the default");
+        assertEquals(250_000, jvm.longValue("timeSliceNanos"));
+        assertEquals(1_500_000_000L, jvm.longValue("keepAliveNanos"));
+        assertEquals(1, jvm.longValue("latencySample"));
+        assertEquals(8, ForkedJvm.withAgent(null, List.of(), CarrierProbe.class).longValue("latencySample"), "the default");
     }
 
     @Test
@@ -122,7 +123,7 @@ class AgentIT {
     }
 
     private static void assertRefused(String agentArguments, List<String> jvmArgs, String expectedLine) {
-        ForkedJvm jvm = ForkedJvm.withAgent(agentArguments, jvmArgs, CarrierProbe.class);
+        Forked jvm = ForkedJvm.withAgent(agentArguments, jvmArgs, CarrierProbe.class);
         assertEquals(1, jvm.exitCode(), jvm.toString());
         assertEquals(expectedLine, jvm.stderr().strip(), jvm.toString());
         assertEquals("", jvm.stdout(), "the application never started");
@@ -130,7 +131,7 @@ class AgentIT {
 
     @Test
     void schedtracePrintsGosLineAtTheGivenPeriod() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.schedtrace=50",
+        Forked jvm = ForkedJvm.withAgent(null, List.of("-Dgmp.schedtrace=50",
                 "-Djdk.virtualThreadScheduler.parallelism=2"), CarrierProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         Pattern line = Pattern.compile("SCHED \\d+ms: gomaxprocs=2 idleprocs=[0-2] threads=\\d+ spinningthreads=\\d+"
@@ -144,13 +145,13 @@ class AgentIT {
 
     @Test
     void unparkByAVirtualThreadIsAHandOffAndYieldGoesToTheBackOfAQueue() {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, List.of(), HandOffProbe.class);
+        Forked jvm = ForkedJvm.withAgent(null, List.of(), HandOffProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
-        assertTrue(jvm.number("pingpongRunnextHits") >= HandOffProbe.ROUND_TRIPS,
+        assertTrue(jvm.longValue("pingpongRunnextHits") >= HandOffProbe.ROUND_TRIPS,
                 "each unpark of a parked partner goes to runnext\n" + jvm);
-        assertTrue(jvm.number("yieldQueuePops") >= HandOffProbe.YIELDS,
+        assertTrue(jvm.longValue("yieldQueuePops") >= HandOffProbe.YIELDS,
                 "each yield goes to the back of a queue (alone on its P: the local ring, from which the other P may steal it)\n" + jvm);
-        assertTrue(jvm.number("yieldRunnextHits") < HandOffProbe.YIELDS / 10,
+        assertTrue(jvm.longValue("yieldRunnextHits") < HandOffProbe.YIELDS / 10,
                 "a yield is not a hand-off\n" + jvm);
     }
 }

@@ -2,6 +2,8 @@ package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.runtime.AgentRelease;
 import io.loomgmp.bridge.probe.CarrierProbe;
+import io.loomgmp.testsupport.Fork;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -44,7 +46,7 @@ class AgentJarIT {
 
     @Test
     void javaDashJarPrintsTheVersionHowToAttachAndEverySetting() {
-        ForkedJvm jvm = ForkedJvm.run(List.of("-jar", ForkedJvm.AGENT_JAR.toString()));
+        Forked jvm = Fork.java(List.of("-jar", ForkedJvm.AGENT_JAR.toString())).run();
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("", jvm.stderr(), jvm.toString());
         String out = jvm.stdout();
@@ -64,17 +66,17 @@ class AgentJarIT {
 
     @Test
     void dashDashVersionPrintsTheVersionAndTheSupportedJdksAlone() {
-        ForkedJvm jvm = ForkedJvm.run(List.of("-jar", ForkedJvm.AGENT_JAR.toString(), "--version"));
+        Forked jvm = Fork.java(List.of("-jar", ForkedJvm.AGENT_JAR.toString(), "--version")).run();
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("loom-gmp " + VERSION + "\nsupported JDKs: " + SUPPORTED + "\n", jvm.stdout());
-        ForkedJvm wrong = ForkedJvm.run(List.of("-jar", ForkedJvm.AGENT_JAR.toString(), "parallelism=2"));
+        Forked wrong = Fork.java(List.of("-jar", ForkedJvm.AGENT_JAR.toString(), "parallelism=2")).run();
         assertEquals(2, wrong.exitCode(), wrong.toString());
         assertTrue(wrong.stderr().startsWith("loom-gmp: the agent jar takes no arguments but --version"), wrong.toString());
     }
 
     @Test
     void verbosePrintsOneStartUpLineWithTheVersionAndTheSettingsInForce() {
-        for (ForkedJvm jvm : List.of(
+        for (Forked jvm : List.of(
                 ForkedJvm.withAgent("verbose=true,parallelism=2", List.of(), CarrierProbe.class),
                 ForkedJvm.withAgent("parallelism=2", List.of("-Dgmp.verbose=true"), CarrierProbe.class))) {
             assertEquals(0, jvm.exitCode(), jvm.toString());
@@ -88,7 +90,7 @@ class AgentJarIT {
 
     @Test
     void withoutVerboseTheAgentPrintsNothing() {
-        for (ForkedJvm jvm : List.of(ForkedJvm.withAgent(null, List.of(), CarrierProbe.class),
+        for (Forked jvm : List.of(ForkedJvm.withAgent(null, List.of(), CarrierProbe.class),
                 ForkedJvm.withAgent("verbose=false", List.of(), CarrierProbe.class))) {
             assertEquals(0, jvm.exitCode(), jvm.toString());
             assertEquals("", jvm.stderr(), jvm.toString());
@@ -98,7 +100,7 @@ class AgentJarIT {
     @Test
     void onAnUnsupportedJdkTheAgentWarnsInOneLineAndTheJvmRunsWithoutIt() throws IOException {
         Path oldJdk = unsupportedJdk();
-        ForkedJvm jvm = ForkedJvm.run(oldJdk, List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=parallelism=2", "-version"));
+        Forked jvm = Fork.java(oldJdk, List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=parallelism=2", "-version")).run();
         assertEquals(0, jvm.exitCode(), jvm.toString());
         String[] lines = jvm.stderr().split("\n", 2);
         assertEquals(2, lines.length, "the warning, then java -version's lines\n" + jvm);
@@ -116,7 +118,7 @@ class AgentJarIT {
         Path oldJdk = unsupportedJdk();
         for (List<String> strict : List.of(List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=parallelism=2,strict=true", "-version"),
                 List.of("-Dgmp.strict=true", "-javaagent:" + ForkedJvm.AGENT_JAR, "-version"))) {
-            ForkedJvm jvm = ForkedJvm.run(oldJdk, strict);
+            Forked jvm = Fork.java(oldJdk, strict).run();
             assertEquals(1, jvm.exitCode(), jvm.toString());
             assertTrue(jvm.stderr().matches("loom-gmp: unsupported JDK " + oldJdkNamed(oldJdk) + ": the loom-gmp "
                     + Pattern.quote(VERSION + " agent supports JDK " + SUPPORTED + ". The JVM does not start, as strict=true"
@@ -128,8 +130,8 @@ class AgentJarIT {
 
     @Test
     void onAnUnsupportedJdkABadStrictValueIsRefused() throws IOException {
-        ForkedJvm jvm = ForkedJvm.run(unsupportedJdk(),
-                List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=strict=maybe", "-version"));
+        Forked jvm = Fork.java(unsupportedJdk(),
+                List.of("-javaagent:" + ForkedJvm.AGENT_JAR + "=strict=maybe", "-version")).run();
         assertEquals(1, jvm.exitCode(), jvm.toString());
         assertEquals("loom-gmp: bad value \"maybe\" for agent argument strict: expected true or false\n", jvm.stderr());
     }
@@ -143,7 +145,7 @@ class AgentJarIT {
     @Test
     void onAnUnsupportedOlderJdkJavaDashJarSaysWhichJdkItNeeds() throws IOException {
         Path oldJdk = unsupportedJdk();
-        ForkedJvm jvm = ForkedJvm.run(oldJdk, List.of("-jar", ForkedJvm.AGENT_JAR.toString()));
+        Forked jvm = Fork.java(oldJdk, List.of("-jar", ForkedJvm.AGENT_JAR.toString())).run();
         assertEquals(1, jvm.exitCode(), jvm.toString());
         assertEquals("loom-gmp " + VERSION + " agent: supports JDK " + SUPPORTED + ".\nThis JDK is ", jvm.stdout()
                 .substring(0, Math.min(jvm.stdout().length(), ("loom-gmp " + VERSION + " agent: supports JDK " + SUPPORTED
@@ -157,8 +159,8 @@ class AgentJarIT {
         Path root = Path.of(System.getProperty("loomgmp.root")).toRealPath();
         for (String command : List.of("version", "--version")) {
             // The launcher finds the JDK itself: JAVA_HOME (this JVM's) comes first.
-            ForkedJvm run = ForkedJvm.command(List.of("bash", root.resolve("loomgmp").toString(), command),
-                    java.util.Map.of("JAVA_HOME", System.getProperty("java.home")));
+            Forked run = Fork.command(List.of("bash", root.resolve("loomgmp").toString(), command))
+                    .environment("JAVA_HOME", System.getProperty("java.home")).run();
             assertEquals(0, run.exitCode(), run.toString());
             String[] lines = run.stdout().split("\n");
             assertEquals(4, lines.length, run.toString());

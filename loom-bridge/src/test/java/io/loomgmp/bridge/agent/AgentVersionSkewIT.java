@@ -2,6 +2,8 @@ package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.probe.WhichSchedulerProbe;
 import io.loomgmp.dispatcher.GmpScheduler;
+import io.loomgmp.testsupport.Fork;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,13 +86,13 @@ class AgentVersionSkewIT {
         return name.endsWith(".class") ? 1 : 0;
     }
 
-    private static ForkedJvm probe(Path dispatcherJar, String agentArguments) {
+    private static Forked probe(Path dispatcherJar, String agentArguments) {
         List<String> command = new ArrayList<>();
         command.add("-javaagent:" + ForkedJvm.AGENT_JAR + (agentArguments == null ? "" : "=" + agentArguments));
         command.add("-cp");
         command.add(dispatcherJar + File.pathSeparator + ForkedJvm.TEST_CLASSES);
         command.add(WhichSchedulerProbe.class.getName());
-        return ForkedJvm.run(command);
+        return Fork.java(command).run();
     }
 
     private static String problem(Path jar) {
@@ -101,7 +103,7 @@ class AgentVersionSkewIT {
     @Test
     void byDefaultOneWarningLineAndTheJvmRunsWithoutLoomGmp() throws Exception {
         Path jar = dispatcherJar("0.0.1-other");
-        ForkedJvm jvm = probe(jar, null);
+        Forked jvm = probe(jar, null);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("loom-gmp: warning: " + problem(jar) + " The JVM runs without loom-gmp: virtual threads run on the"
                 + " JDK's default scheduler. Keep every io.loomgmp artifact at the agent's version; strict=true"
@@ -113,7 +115,7 @@ class AgentVersionSkewIT {
     @Test
     void withStrictTheJvmDoesNotStart() throws Exception {
         Path jar = dispatcherJar("0.0.1-other");
-        ForkedJvm jvm = probe(jar, "strict=true");
+        Forked jvm = probe(jar, "strict=true");
         assertEquals(1, jvm.exitCode(), jvm.toString());
         assertEquals("loom-gmp: " + problem(jar) + " The JVM does not start, as strict=true asks. Keep every io.loomgmp"
                 + " artifact at the agent's version, or set strict=false (the agent then warns and steps aside).\n",
@@ -132,7 +134,7 @@ class AgentVersionSkewIT {
         assertRunsOnGmp(probe(dispatcherJar("acme orders service", "9.9.9"), null));
     }
 
-    private static void assertRunsOnGmp(ForkedJvm jvm) {
+    private static void assertRunsOnGmp(Forked jvm) {
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("", jvm.stderr(), jvm.toString());
         assertTrue(jvm.value("carrier").startsWith("gmp-M"), jvm.toString());

@@ -1,6 +1,7 @@
 package io.loomgmp.bridge.agent;
 
 import io.loomgmp.bridge.probe.JdkWindowsProbe;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -19,11 +20,11 @@ class JdkWindowsIT {
     @Test
     void theJdksMXBeanAndJcmdDescribeAndControlGmp() {
         String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-        ForkedJvm jvm = ForkedJvm.withAgent("parallelism=2", List.of(), JdkWindowsProbe.class, jcmd);
+        Forked jvm = ForkedJvm.withAgent("parallelism=2", List.of(), JdkWindowsProbe.class, jcmd);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("io.loomgmp.bridge.agent.VirtualThreadSchedulerView", jvm.value("class"), jvm.toString());
         assertEquals("jdk.management:type=VirtualThreadScheduler", jvm.value("objectName"));
-        assertEquals(2, jvm.number("serverParallelism"));
+        assertEquals(2, jvm.longValue("serverParallelism"));
         assertEquals("2 procs=2", jvm.value("parallelism"));
         String[] pool = jvm.value("poolSize").split(" carriers=");
         assertTrue(Math.abs(Integer.parseInt(pool[0]) - Integer.parseInt(pool[1])) <= 2, jvm.toString());
@@ -39,16 +40,16 @@ class JdkWindowsIT {
                 jvm.toString());
 
         assertEquals("4 grownParallelism=4", jvm.value("grownProcs"));
-        assertEquals(4, jvm.number("widestAt4"), "four CPU-bound chunks at once on four Ps\n" + jvm);
+        assertEquals(4, jvm.longValue("widestAt4"), "four CPU-bound chunks at once on four Ps\n" + jvm);
         String out = jvm.value("jcmd");
         assertTrue(out.matches(".*GmpScheduler\\[gmp, procs=4, idle Ps=\\d, carriers=\\d+ \\(running \\d+, spinning \\d+, idle \\d+,"
                         + " blocked \\d+\\), max carriers=256, queued=\\d+ \\(global \\d+, local \\[\\d+ \\d+ \\d+ \\d+]\\), timers=\\d+, running].*"),
                 "jcmd prints GMP\n" + jvm);
         assertEquals("1 shrunkParallelism=1", jvm.value("shrunkProcs"));
-        assertEquals(1, jvm.number("widestAt1"), "one CPU-bound chunk at a time on one P\n" + jvm);
+        assertEquals(1, jvm.longValue("widestAt1"), "one CPU-bound chunk at a time on one P\n" + jvm);
         assertEquals("IllegalArgumentException", jvm.value("zero"));
-        assertEquals(jvm.number("started"), jvm.number("ended"), "every virtual thread ended\n" + jvm);
-        assertEquals(2, jvm.number("finalProcs"));
+        assertEquals(jvm.longValue("started"), jvm.longValue("ended"), "every virtual thread ended\n" + jvm);
+        assertEquals(2, jvm.longValue("finalProcs"));
         assertEquals("", jvm.stderr(), "nothing printed when all is well");
         System.out.println("[jcmd Thread.vthread_scheduler] " + out.replace('|', '\n'));
     }

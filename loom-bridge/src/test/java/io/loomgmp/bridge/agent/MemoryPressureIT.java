@@ -1,6 +1,7 @@
 package io.loomgmp.bridge.agent;
 
 import example.app.MonitorEnterOomeProbe;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.RepeatedTest;
 
 import java.util.List;
@@ -35,7 +36,7 @@ class MemoryPressureIT {
     }
 
     private static void check(String variant) {
-        ForkedJvm jvm = ForkedJvm.withAgent(null, SMALL_HEAP, MonitorEnterOomeProbe.class, variant);
+        Forked jvm = ForkedJvm.withAgent(null, SMALL_HEAP, MonitorEnterOomeProbe.class, variant);
         assertEquals("ok", jvm.value("outcome"), jvm.toString());
         assertEquals("registered", jvm.value("mxbean"), jvm.toString());
         assertEquals(0, jvm.exitCode(), jvm.toString());

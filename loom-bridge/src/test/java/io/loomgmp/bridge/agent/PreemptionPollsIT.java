@@ -2,6 +2,7 @@ package io.loomgmp.bridge.agent;
 
 import example.app.SpinProbe;
 import io.loomgmp.bridge.probe.CheckpointWithoutAccessProbe;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -39,7 +40,7 @@ class PreemptionPollsIT {
 
     @Test
     void withoutAccessToCarriersAPollDoesNothingAndThrowsNothing() {
-        ForkedJvm jvm = ForkedJvm.withoutAgent(List.of(), CheckpointWithoutAccessProbe.class);
+        Forked jvm = ForkedJvm.withoutAgent(List.of(), CheckpointWithoutAccessProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         assertEquals("true", jvm.value("pending"), "a request was open, so the polls took the slow path\n" + jvm);
         assertEquals("nothing", jvm.value("thrown"), jvm.toString());
@@ -49,12 +50,12 @@ class PreemptionPollsIT {
     private static void assertYields(boolean expected, String agentArguments, List<String> properties) {
         List<String> jvmArgs = new ArrayList<>(ONE_CARRIER);
         jvmArgs.addAll(properties);
-        ForkedJvm jvm = ForkedJvm.withAgent(agentArguments, jvmArgs, SpinProbe.class);
+        Forked jvm = ForkedJvm.withAgent(agentArguments, jvmArgs, SpinProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         String settings = "agent arguments " + agentArguments + ", properties " + properties + "\n" + jvm;
         assertEquals(String.valueOf(expected), jvm.value("passedWhileSpinning"), settings);
         if (expected) {
-            assertTrue(jvm.number("spinMillis") < SpinProbe.SPIN_BOUND_MILLIS / 2,
+            assertTrue(jvm.longValue("spinMillis") < SpinProbe.SPIN_BOUND_MILLIS / 2,
                     "sysmon asks after a 10 ms time slice\n" + settings);
         }
         assertEquals("", jvm.stderr(), settings);

@@ -1,6 +1,7 @@
 package io.loomgmp.bridge.agent;
 
 import example.app.HogRecordingProbe;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -18,11 +19,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RunRecordingIT {
     @Test
     void aRecordingOfSaturatingHogsAccountsForTheirBusyTimeAndTheirPreemptions() {
-        ForkedJvm jvm = ForkedJvm.withAgent("parallelism=2", List.of(), HogRecordingProbe.class);
+        Forked jvm = ForkedJvm.withAgent("parallelism=2", List.of(), HogRecordingProbe.class);
         assertEquals(0, jvm.exitCode(), jvm.toString());
         double busy = Double.parseDouble(jvm.value("busyFraction"));
         assertTrue(busy >= 0.9, "hog runs cover at least 90 % of both Ps' time, saw " + busy + "\n" + jvm);
-        assertTrue(jvm.number("preemptedRuns") + jvm.number("yieldedRuns") >= 10,
+        assertTrue(jvm.longValue("preemptedRuns") + jvm.longValue("yieldedRuns") >= 10,
                 "runs that ended at a preemption are in the recording\n" + jvm);
     }
 }

@@ -6,6 +6,7 @@ import example.app.ConformanceJfr;
 import example.app.ConformanceShutdown;
 import example.app.ConformanceStates;
 import example.app.ConformanceThreadDump;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,7 +63,7 @@ class VirtualThreadConformanceIT {
             this.carrier = carrier;
         }
 
-        ForkedJvm run(List<String> jvmArgs, Class<?> mainClass, String... args) {
+        Forked run(List<String> jvmArgs, Class<?> mainClass, String... args) {
             return this == GMP ? ForkedJvm.withAgent(null, jvmArgs, mainClass, args)
                     : ForkedJvm.withoutAgent(jvmArgs, mainClass, args);
         }
@@ -71,13 +72,13 @@ class VirtualThreadConformanceIT {
     /** One forked run's {@code key=value} lines, and the failures found in them. */
     private static final class Run {
         final Scheduler scheduler;
-        final ForkedJvm jvm;
+        final Forked jvm;
         final Map<String, String> values = new LinkedHashMap<>();
         final List<String> failures = new ArrayList<>();
         /** Which variant of the check this run is, for failure messages. */
         String variant = "";
 
-        Run(Scheduler scheduler, ForkedJvm jvm) {
+        Run(Scheduler scheduler, Forked jvm) {
             this.scheduler = scheduler;
             this.jvm = jvm;
             for (String line : jvm.stdout().split("\n")) {

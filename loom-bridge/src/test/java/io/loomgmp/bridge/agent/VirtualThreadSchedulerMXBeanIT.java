@@ -1,6 +1,7 @@
 package io.loomgmp.bridge.agent;
 
 import example.app.SchedulerBeanChecks;
+import io.loomgmp.testsupport.Forked;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ class VirtualThreadSchedulerMXBeanIT {
         assertTrue(failures.isEmpty(), String.join("\n", failures) + "\n" + outputs);
     }
 
-    private static void check(ForkedJvm jvm, String scheduler, String beanClass, List<String> failures, StringBuilder outputs) {
+    private static void check(Forked jvm, String scheduler, String beanClass, List<String> failures, StringBuilder outputs) {
         outputs.append("=== ").append(scheduler).append(": ").append(jvm).append('\n');
         if (jvm.exitCode() != 0) {
             failures.add(scheduler + ": exit code " + jvm.exitCode());
@@ -53,7 +54,7 @@ class VirtualThreadSchedulerMXBeanIT {
         }
     }
 
-    private static void expect(ForkedJvm jvm, String scheduler, String key, String expected, List<String> failures) {
+    private static void expect(Forked jvm, String scheduler, String key, String expected, List<String> failures) {
         String actual = null;
         for (String line : jvm.stdout().split("\n")) {
             if (line.startsWith(key + "=")) {
