@@ -1,5 +1,8 @@
 package io.loomgmp.agent;
 
+import io.loomgmp.testsupport.Fork;
+import io.loomgmp.testsupport.Forked;
+import io.loomgmp.testsupport.Required;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -11,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -21,7 +23,6 @@ import java.util.stream.Collectors;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
@@ -30,11 +31,11 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  * loom-bridge/target/loom-gmp-agent.jar.
  */
 class AgentArtifactIT {
-    private static final Path ARTIFACT = path("loomgmp.agent.artifact");
-    private static final Path SOURCES = path("loomgmp.agent.sources");
-    private static final Path JAVADOC = path("loomgmp.agent.javadoc");
-    private static final Path SHADED = path("loomgmp.agent.jar");
-    private static final Path LICENSE = path("loomgmp.license");
+    private static final Path ARTIFACT = Required.path("loomgmp.agent.artifact");
+    private static final Path SOURCES = Required.path("loomgmp.agent.sources");
+    private static final Path JAVADOC = Required.path("loomgmp.agent.javadoc");
+    private static final Path SHADED = Required.path("loomgmp.agent.jar");
+    private static final Path LICENSE = Required.path("loomgmp.license");
     private static final String VERSION = System.getProperty("loomgmp.version");
     /** What the jar plugin adds of its own: the artifact's pom and pom.properties. */
     private static final String OWN_DESCRIPTOR = "META-INF/maven/io.loomgmp/loom-gmp-agent/";
@@ -79,29 +80,10 @@ class AgentArtifactIT {
 
     @Test
     void javaDashJarOnTheArtifactPrintsTheAgentsUsage() throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", ARTIFACT.toString());
-        Path out = Files.createTempFile("agent-usage", ".out");
-        Path err = Files.createTempFile("agent-usage", ".err");
-        try {
-            ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-            builder.environment().remove("JAVA_TOOL_OPTIONS");
-            builder.environment().remove("JDK_JAVA_OPTIONS");
-            builder.environment().remove("_JAVA_OPTIONS");
-            Process process = builder.start();
-            if (!process.waitFor(120, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                fail("did not finish within 120 s: " + command);
-            }
-            String stdout = Files.readString(out);
-            String report = "exit " + process.exitValue() + "\n--- stdout\n" + stdout + "--- stderr\n" + Files.readString(err);
-            assertEquals(0, process.exitValue(), report);
-            assertTrue(stdout.startsWith("loom-gmp " + VERSION + ": the agent that runs every virtual thread"), report);
-            assertTrue(stdout.contains("java -javaagent:" + ARTIFACT), report);
-        } finally {
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
+        Forked run = Fork.java(List.of("-jar", ARTIFACT.toString())).run();
+        assertEquals(0, run.exitCode(), run.toString());
+        assertTrue(run.stdout().startsWith("loom-gmp " + VERSION + ": the agent that runs every virtual thread"), run.toString());
+        assertTrue(run.stdout().contains("java -javaagent:" + ARTIFACT), run.toString());
     }
 
     @Test
@@ -142,14 +124,6 @@ class AgentArtifactIT {
         List<String> internal = pages.stream().filter(p -> p.startsWith("io/loomgmp/bridge/agent/")
                 || p.startsWith("io/loomgmp/bridge/runtime/") || p.startsWith("io/loomgmp/bridge/classfile/") || p.startsWith("io/loomgmp/dispatcher/loom/")).toList();
         assertEquals(List.of(), internal, "pages of packages the modules do not export");
-    }
-
-    private static Path path(String property) {
-        String value = System.getProperty(property);
-        if (value == null) {
-            throw new IllegalStateException("system property " + property + " is not set (the agent module's pom sets it for failsafe)");
-        }
-        return Path.of(value);
     }
 
     /** The file entries of {@code jar}, by name, with their CRC-32. */
