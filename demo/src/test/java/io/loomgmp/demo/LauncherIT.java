@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,41 +60,8 @@ class LauncherIT {
     }
 
     // ---------------------------------------------------------------- up-to-date check
-
-    @Test
-    void aJarIsStaleWhenMissingOrOlderThanAnyOfItsModulesSources() throws Exception {
-        Path tree = tmp.resolve("tree");
-        Path source = write(tree.resolve("dispatcher/src/main/java/A.java"));
-        Path resource = write(tree.resolve("loom-bridge/src/main/resources/b.properties"));
-        Path otherModule = write(tree.resolve("benchmarks/src/main/java/C.java"));
-        Path test = write(tree.resolve("dispatcher/src/test/java/ATest.java"));
-        List<Path> poms = List.of(write(tree.resolve("pom.xml")), write(tree.resolve("dispatcher/pom.xml")),
-                write(tree.resolve("loom-bridge/pom.xml")));
-        Path jar = tree.resolve("loom-bridge/target/agent.jar");
-
-        assertStale(tree, jar, "loom-bridge/target/agent.jar does not exist");
-        Instant now = Instant.now();
-        for (Path file : Stream.concat(Stream.of(source, resource, otherModule, test), poms.stream()).toList()) {
-            Files.setLastModifiedTime(file, FileTime.from(now.minusSeconds(100)));
-        }
-        write(jar);
-        Files.setLastModifiedTime(jar, FileTime.from(now.minusSeconds(50)));
-        assertFresh(tree, jar);
-
-        // Another module's source, or a test, does not make this jar stale.
-        Files.setLastModifiedTime(otherModule, FileTime.from(now));
-        Files.setLastModifiedTime(test, FileTime.from(now));
-        assertFresh(tree, jar);
-
-        Files.setLastModifiedTime(resource, FileTime.from(now));
-        assertStale(tree, jar, "loom-bridge/src/main/resources/b.properties is newer than loom-bridge/target/agent.jar");
-        Files.setLastModifiedTime(resource, FileTime.from(now.minusSeconds(100)));
-        Files.setLastModifiedTime(poms.get(0), FileTime.from(now));
-        assertStale(tree, jar, "pom.xml is newer than loom-bridge/target/agent.jar");
-        Files.setLastModifiedTime(poms.get(0), FileTime.from(now.minusSeconds(100)));
-        Files.setLastModifiedTime(source, FileTime.from(now));
-        assertStale(tree, jar, "dispatcher/src/main/java/A.java is newer than loom-bridge/target/agent.jar");
-    }
+    // The check itself (a jar against the digests Maven recorded) is launcher's InputsTest; here,
+    // that the records this build wrote say its jars are up to date.
 
     @Test
     void theLauncherRunsTheJarsThisBuildMadeWithoutRebuildingThem() throws Exception {
@@ -104,29 +69,6 @@ class LauncherIT {
         assertEquals(0, run.exitCode(), run.stderr());
         assertFalse(run.stderr().contains("loomgmp: building"), "the jars are newer than their sources:\n" + run.stderr());
         assertTrue(run.stderr().contains("version \"25"), run.stderr());
-    }
-
-    private Path write(Path file) throws IOException {
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, file.getFileName().toString());
-        return file;
-    }
-
-    private void assertStale(Path tree, Path jar, String reason) throws Exception {
-        Run run = staleReason(tree, jar);
-        assertEquals(0, run.exitCode(), "stale: " + run);
-        assertEquals(reason, run.stdout().strip());
-    }
-
-    private void assertFresh(Path tree, Path jar) throws Exception {
-        Run run = staleReason(tree, jar);
-        assertEquals(1, run.exitCode(), "up to date: " + run);
-        assertEquals("", run.stdout());
-    }
-
-    private Run staleReason(Path tree, Path jar) throws Exception {
-        return bash(Map.of(), "bash", "-c", ". \"$1\" && loomgmp_stale_reason \"$2\" \"$3\" jfr-events dispatcher loom-bridge",
-                "bash", ROOT.resolve(".mvn/up-to-date.sh").toString(), tree.toString(), jar.toString());
     }
 
     // ---------------------------------------------------------------- the JDK
@@ -151,6 +93,18 @@ class LauncherIT {
         assertEquals(0, run.exitCode(), run.stderr());
         assertEquals(System.getProperty("loomgmp.supported.jdk"), run.stdout().strip(),
                 ".mvn/find-jdk25.sh and the parent pom's loomgmp.supported.jdk");
+    }
+
+    @Test
+    void aJdkIsToldByItsReleaseFileWithoutStartingIt() throws Exception {
+        Path fake = fakeJdk(26);
+        // A java that would say 25, and a release file that says 26: the file is believed.
+        Files.writeString(fake.resolve("bin/java"), "#!/bin/sh\necho '    java.specification.version = 25' >&2\n");
+        Files.writeString(fake.resolve("release"), "IMPLEMENTOR=\"test\"\nJAVA_VERSION=\"26.0.1\"\nJAVA_VERSION_DATE=\"2026-10-20\"\n");
+        Run run = bash(Map.of("JAVA_HOME", fake.toString()), "bash", "-c",
+                ". \"$1\" && echo \"$JAVA_HOME\"", "bash", ROOT.resolve(".mvn/find-jdk25.sh").toString());
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertTrue(run.stderr().contains("JAVA_HOME=" + fake + " is not taken: JDK 26, newer"), run.stderr());
     }
 
     /** A JDK home whose java says it is {@code feature}: enough for the launcher's look. */
@@ -455,6 +409,21 @@ class LauncherIT {
         assertTrue(run.stderr().lines().anyMatch(line -> line.startsWith("loom-gmp ") && line.contains(" agent on JDK ")
                 && line.contains("parallelism=1,") && line.contains("verbose=true")), run.stderr());
         assertTrue(run.stderr().contains("version \"25"), run.stderr());
+    }
+
+    /**
+     * The caller's JDK_JAVA_OPTIONS and JAVA_TOOL_OPTIONS reach the application's JVM, once, and
+     * not the launcher's own (where an agent named in them would start too).
+     */
+    @Test
+    void runGivesJavasEnvironmentOptionsToTheApplicationOnly() throws Exception {
+        Run run = bash(Map.of("JDK_JAVA_OPTIONS", "-Dfrom.jdk.java.options=yes", "JAVA_TOOL_OPTIONS", "-Dfrom.tool.options=yes"),
+                "bash", ROOT.resolve("loomgmp").toString(), "run", "-XshowSettings:properties", "-version");
+        assertEquals(0, run.exitCode(), run.stderr());
+        assertEquals(1, run.stderr().lines().filter(l -> l.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS")).count(), run.stderr());
+        assertEquals(1, run.stderr().lines().filter(l -> l.startsWith("Picked up JAVA_TOOL_OPTIONS")).count(), run.stderr());
+        assertTrue(run.stderr().contains("from.jdk.java.options = yes") && run.stderr().contains("from.tool.options = yes"),
+                run.stderr());
     }
 
     /**

@@ -46,11 +46,18 @@ class TroubleshootingTest {
     }
 
     /**
-     * In the launcher's scripts, a line it prints: {@code echo "loomgmp: ...} (the JDK lookup's
-     * {@code loom-gmp: ...}) or {@code usage_error "..."}, which prints {@code loomgmp: ...}; the
-     * text as far as the first shell expansion.
+     * In the launcher's scripts, a line they print: {@code echo "loomgmp: ...} (the JDK lookup's
+     * {@code loom-gmp: ...}); the text as far as the first shell expansion.
      */
-    private static final Pattern SCRIPT_LINE = Pattern.compile("(usage_error \"|echo \")(?:(loom-?gmp: )?)([^$\"`]*)");
+    private static final Pattern SCRIPT_LINE = Pattern.compile("echo \"(loom-?gmp: )([^$\"`]*)");
+
+    /**
+     * In the launcher's Java, a line it prints as {@code loomgmp: ...}: {@code say("...")}, a
+     * {@code Stop} or a usage error ({@code new UsageError("...")}, {@code usage("...")}) with its
+     * message; the first string literal of the message, which every such line starts with.
+     */
+    private static final Pattern LAUNCHER_LINE = Pattern.compile(
+            "(?:say\\(|new Stop\\(\\d+, |new UsageError\\(|usage\\()\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     @Test
     void everyLineTheLauncherPrintsIsDocumented() throws IOException {
@@ -58,14 +65,23 @@ class TroubleshootingTest {
         for (String script : List.of("loomgmp", ".mvn/find-jdk25.sh")) {
             for (String line : Files.readAllLines(ROOT.resolve(script))) {
                 Matcher m = SCRIPT_LINE.matcher(line);
-                if (!m.find() || (m.group(1).startsWith("echo") && m.group(2) == null)) {
-                    continue; // an echo that is not a message (help text, a value printed)
+                if (m.find()) {
+                    lines.add((m.group(1) + m.group(2)).stripTrailing());
                 }
-                String prefix = m.group(2) != null ? m.group(2) : "loomgmp: ";
-                lines.add((prefix + m.group(3)).stripTrailing());
             }
         }
-        assertTrue(lines.size() >= 30, "only " + lines.size() + " lines found: is the pattern still right? " + lines);
+        try (Stream<Path> files = Files.walk(ROOT.resolve("launcher/src/main/java"))) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                Matcher m = LAUNCHER_LINE.matcher(Files.readString(file));
+                while (m.find()) {
+                    String literal = unescape(m.group(1));
+                    if (!literal.isBlank()) { // a message that starts with a value, e.g. a path
+                        lines.add(("loomgmp: " + literal).stripTrailing());
+                    }
+                }
+            }
+        }
+        assertTrue(lines.size() >= 60, "only " + lines.size() + " lines found: is the pattern still right? " + lines);
         assertEquals(List.of(), undocumented(lines), "lines the launcher prints that docs/troubleshooting.md lacks");
     }
 

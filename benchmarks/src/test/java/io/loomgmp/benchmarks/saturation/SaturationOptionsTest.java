@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -104,14 +106,19 @@ class SaturationOptionsTest {
     /** The launcher checks the same names before it builds: they must be the runner's. */
     @Test
     void theLauncherKnowsTheSameShapesAndServers() throws IOException {
-        List<String> launcher = Files.readAllLines(Path.of("..", "loomgmp"));
-        assertEquals(Arrays.stream(Shape.values()).map(s -> s.label).toList(), bashArray(launcher, "saturation_shapes"));
-        assertEquals(Plan.SERVERS, bashArray(launcher, "saturation_servers"));
+        // The launcher checks bench --saturation's options before it builds this module, so it
+        // has its own copy of the names (it depends on no module): its source must say the same.
+        String launcher = Files.readString(Path.of("..", "launcher/src/main/java/io/loomgmp/launcher/SaturationCommand.java"));
+        assertEquals(Arrays.stream(Shape.values()).map(s -> s.label).toList(), javaList(launcher, "SHAPES"));
+        assertEquals(Plan.SERVERS, javaList(launcher, "SERVERS"));
     }
 
-    private static List<String> bashArray(List<String> script, String name) {
-        String line = script.stream().filter(l -> l.startsWith(name + "=(")).findFirst()
-                .orElseThrow(() -> new AssertionError("the launcher has no " + name + "=(...)"));
-        return List.of(line.substring(name.length() + 2, line.indexOf(')')).trim().split(" +"));
+    /** The strings of {@code static final List<String> NAME = List.of("a", "b");} in {@code source}. */
+    private static List<String> javaList(String source, String name) {
+        Matcher m = Pattern.compile("List<String> " + name + " = List\\.of\\(([^)]*)\\);").matcher(source);
+        if (!m.find()) {
+            throw new AssertionError("the launcher has no List<String> " + name + " = List.of(...);");
+        }
+        return Arrays.stream(m.group(1).split(",")).map(s -> s.strip().replace("\"", "")).toList();
     }
 }

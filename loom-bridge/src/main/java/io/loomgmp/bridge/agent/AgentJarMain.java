@@ -8,7 +8,8 @@ import java.lang.reflect.InvocationTargetException;
 /**
  * The agent jar's {@code Main-Class}: {@code java -jar loom-gmp-agent.jar} prints the version, the
  * supported JDKs, how to attach the agent and its settings ({@link AgentUsage}, from
- * {@link AgentSetting}); {@code --version} prints the first two alone. Compiled for Java 8, like
+ * {@link AgentSetting}); {@code --version} prints the first two alone; {@code run <java args>}
+ * runs an application with the agent ({@link AgentJarRun}). Compiled for Java 8, like
  * {@link AgentEntry}: on a JDK too old to load the rest it still says which JDK it needs.
  */
 public final class AgentJarMain {
@@ -22,8 +23,10 @@ public final class AgentJarMain {
             System.out.println("supported JDKs: " + join(release));
             return;
         }
-        if (args.length > 0) {
-            System.err.println("loom-gmp: the agent jar takes no arguments but --version (java -jar "
+        boolean run = args.length > 0 && args[0].equals("run");
+        boolean help = args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"));
+        if (args.length > 0 && !run && !help) {
+            System.err.println("loom-gmp: the agent jar takes no arguments but --version, --help and run (java -jar "
                     + AgentJar.path() + " prints its usage); agent settings go after -javaagent:"
                     + AgentJar.path() + "=");
             System.exit(2);
@@ -37,6 +40,13 @@ public final class AgentJarMain {
             System.exit(1);
         }
         try {
+            if (run) {
+                String[] rest = new String[args.length - 1];
+                System.arraycopy(args, 1, rest, 0, rest.length);
+                System.exit((Integer) Class.forName("io.loomgmp.bridge.agent.AgentJarRun")
+                        .getDeclaredMethod("run", String[].class, String.class)
+                        .invoke(null, rest, AgentJar.path()));
+            }
             System.out.print(Class.forName("io.loomgmp.bridge.agent.AgentUsage")
                     .getDeclaredMethod("text", AgentRelease.class, String.class)
                     .invoke(null, release, AgentJar.path()));

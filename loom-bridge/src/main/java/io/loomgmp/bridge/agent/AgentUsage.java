@@ -22,6 +22,7 @@ final class AgentUsage {
         out.append("\nAttach it to a JVM (settings after '=', comma-separated):\n");
         out.append("  java -javaagent:").append(agentJar).append("[=setting=value,...] -jar app.jar\n");
         out.append("  e.g. java -javaagent:").append(agentJar).append("=parallelism=4,timeslice=5ms -jar app.jar\n");
+        out.append("  or: java -jar ").append(agentJar).append(" run [--agent-args setting=value,...] -jar app.jar\n");
         out.append("Without the -javaagent option the application runs on the JDK's default virtual-thread scheduler.\n");
         out.append("\nSettings: an agent argument, or the system property -D<property>=value;"
                 + " the agent argument wins.\n");

@@ -74,6 +74,45 @@ class AgentJarIT {
         assertTrue(wrong.stderr().startsWith("loom-gmp: the agent jar takes no arguments but --version"), wrong.toString());
     }
 
+    /**
+     * {@code java -jar agent.jar run}: the application with the agent, for a user without the
+     * checkout; the application's output and exit status are the command's.
+     */
+    @Test
+    void runStartsTheApplicationWithTheAgentAndExitsWithItsStatus() throws IOException {
+        Path dir = Files.createTempDirectory("agent-run");
+        Path app = Files.writeString(dir.resolve("Exits.java"), """
+                public class Exits {
+                    public static void main(String[] args) throws Exception {
+                        Thread t = Thread.ofVirtual().start(() -> System.out.println("carrier " + Thread.currentThread()));
+                        t.join();
+                        System.exit(Integer.parseInt(args[0]));
+                    }
+                }
+                """);
+        Forked jvm = Fork.java(List.of("-jar", ForkedJvm.AGENT_JAR.toString(), "run", "--agent-args",
+                "verbose=true,parallelism=1", "--", app.toString(), "7")).run();
+        assertEquals(7, jvm.exitCode(), jvm.toString());
+        assertTrue(jvm.stderr().lines().anyMatch(line -> line.startsWith("loom-gmp ") && line.contains(" agent on JDK ")
+                && line.contains("parallelism=1,")), jvm.toString());
+        assertTrue(jvm.stdout().contains("@gmp-M"), "the virtual thread ran on a GMP carrier: " + jvm);
+    }
+
+    @Test
+    void runWithoutJavaArgumentsOrWithABadSettingIsAUsageError() {
+        for (List<String> args : List.of(List.of("run"), List.of("run", "--agent-args", "-jar", "app.jar"))) {
+            List<String> command = new java.util.ArrayList<>(List.of("-jar", ForkedJvm.AGENT_JAR.toString()));
+            command.addAll(args);
+            Forked jvm = Fork.java(command).run();
+            assertEquals(2, jvm.exitCode(), jvm.toString());
+            assertTrue(jvm.stderr().startsWith("loom-gmp: "), jvm.toString());
+            assertTrue(jvm.stderr().contains("usage: java -jar " + ForkedJvm.AGENT_JAR + " run "), jvm.toString());
+        }
+        Forked help = Fork.java(List.of("-jar", ForkedJvm.AGENT_JAR.toString(), "run", "--help")).run();
+        assertEquals(0, help.exitCode(), help.toString());
+        assertTrue(help.stdout().startsWith("usage: java -jar " + ForkedJvm.AGENT_JAR + " run "), help.toString());
+    }
+
     @Test
     void verbosePrintsOneStartUpLineWithTheVersionAndTheSettingsInForce() {
         for (Forked jvm : List.of(
