@@ -104,7 +104,7 @@ final class Help {
     String overview() {
         StringBuilder out = new StringBuilder();
         out.append("usage: ./loomgmp <command> [options]\n");
-        out.append("Finds a JDK 25 and builds what is missing or older than its sources with ./mvnw on first use.\n");
+        out.append("Finds a JDK 25 and builds what is missing or built from sources that changed since, with ./mvnw.\n");
         group(out, "users", USER_COMMANDS);
         group(out, "evaluators", EVALUATOR_COMMANDS);
         group(out, "contributors", CONTRIBUTOR_COMMANDS);
@@ -183,7 +183,7 @@ final class Help {
               -h, --help            this help
 
             Paths are relative to the directory you run it from. Writes nothing itself (but FILE and
-            FILE.inputs on a training run); builds the agent first if it is missing or older than its sources.
+            FILE.inputs on a training run); builds the agent first if it is missing or its sources changed.
 
             Examples:
               ./loomgmp run -jar app.jar
@@ -247,7 +247,7 @@ final class Help {
             version
             loom-gmp's version, the agent jar, the JDKs it supports and the JDK found
 
-            Writes nothing; builds the agent first if it is missing or older than its sources.
+            Writes nothing; builds the agent first if it is missing or its sources changed.
 
             Example:
               ./loomgmp version
@@ -259,7 +259,7 @@ final class Help {
 
               --small      smaller workloads: ${time_demo_small} instead of ${time_demo}
               -h, --help   this help
-            Writes nothing; builds the agent and the demo first if they are missing or older than their sources.
+            Writes nothing; builds the agent and the demo first if they are missing or their sources changed.
 
             Example:
               ./loomgmp demo --small
@@ -312,7 +312,7 @@ final class Help {
             --saturation writes benchmarks/target/saturation/ (results.md, results.csv, and logs/ with each
             cell's output); with --publish benchmarks/results/saturation.md and .csv and ${bench_doc} instead
             (the logs stay in benchmarks/target/saturation/logs/); --install-packages installs a Debian package.
-            Builds the agent and the benchmarks first if they are missing or older than their sources.
+            Builds the agent and the benchmarks first if they are missing or their sources changed.
 
             Examples:
               ./loomgmp bench --quick Skynet
@@ -329,7 +329,7 @@ final class Help {
             It runs with assertions on (-ea), so the scheduler checks its own invariants throughout.
 
             Its options and checks are the soak's own: ./loomgmp soak --help prints them (it builds the soak
-            first if it is missing or older than its sources).
+            first if it is missing or its sources changed).
             Takes the --duration (${time_soak} unless given) plus an 8 s warm-up and the checks at the end.
             Writes only temporary files (its JFR recordings, deleted at the end; a failure's evidence) under
             the system's temporary directory.
@@ -343,7 +343,7 @@ final class Help {
             (re)build the agent, the demo, the trace viewer, the soak and the benchmarks with ./mvnw
 
             Tests are skipped (./loomgmp test runs them). The other commands build what they run by themselves
-            when it is missing or older than its sources; this builds everything at once.
+            when it is missing or its sources changed; this builds everything at once.
             Writes the modules' target/ directories (not tracked).
 
             Example:
