@@ -24,12 +24,19 @@ import java.util.concurrent.TimeUnit;
  * process: many CI images set them, and a JVM that picks one up says so on standard error (which
  * the tests read) and runs with options that change what they check. A variable set with
  * {@link #environment(String, String)} does, even one of these.
+ *
+ * <p>{@code LOOMGMP_TEST_JVM_OPTIONS} (whitespace-separated) goes first into every JVM started with
+ * {@link #java}: how the suite is run with JVM flags a user may add, e.g. {@code ./loomgmp run
+ * --fast}'s (CONTRIBUTING.md). Tests that compare a JVM's whole standard error then see the lines
+ * such flags make the JVM or the agent print.
  */
 public final class Fork {
     /** How long a process may run unless {@link #bound(Duration)} says otherwise. */
     public static final Duration BOUND = Duration.ofSeconds(120);
     /** The environment variables a JVM reads options from: removed from the process's environment. */
     public static final List<String> JVM_OPTIONS_VARIABLES = List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS");
+    /** Options for every JVM the tests start: see the class comment. */
+    public static final String TEST_JVM_OPTIONS_VARIABLE = "LOOMGMP_TEST_JVM_OPTIONS";
     /** How long the killed processes may take to be gone. */
     private static final Duration KILL_BOUND = Duration.ofSeconds(30);
 
@@ -54,6 +61,10 @@ public final class Fork {
     public static Fork java(Path javaHome, List<String> arguments) {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable(javaHome).toString());
+        String options = System.getenv(TEST_JVM_OPTIONS_VARIABLE);
+        if (options != null && !options.isBlank()) {
+            command.addAll(List.of(options.strip().split("\\s+")));
+        }
         command.addAll(arguments);
         return new Fork(command);
     }

@@ -25,7 +25,8 @@ import java.util.Set;
  *       not, nothing is put in place, as for a JDK of another shape.</li>
  *   <li>Check that {@code java.lang.VirtualThread} has the fields the rewrite expects and can be
  *       retransformed. If not, nothing has been put in place yet: see "A JDK of another shape".</li>
- *   <li>Open {@code java.lang} and export {@code jdk.internal.access} to the agent's module
+ *   <li>Open {@code java.lang} and export {@code jdk.internal.access} and {@code jdk.internal.misc}
+ *       (for {@link JvmtiTransitions}) to the agent's module
  *       (through Instrumentation: the user passes no {@code --add-opens}).</li>
  *   <li>Build the scheduler, define the hook in {@code java.lang} with it
  *       ({@link SchedulerHook}), then retransform VirtualThread ({@link VirtualThreadRewriter}),
@@ -55,6 +56,9 @@ import java.util.Set;
  *   <li>Unless {@code mxbean=false}, start {@link SchedulerMXBeanRegistration}, which registers
  *       the scheduler's MXBean once the platform MBean server exists (creating it here would
  *       cost every application about 0.3 s of start-up).</li>
+ *   <li>If the JVM's arguments turn off JVMTI's virtual-thread transitions
+ *       ({@code ./loomgmp run --fast}), say so in one line ({@link JvmtiTransitions}): it hides
+ *       virtual threads from debuggers, and whoever reads the log should know.</li>
  * </ol>
  * VirtualThread is loaded but not yet initialised when this runs; its static initialiser still
  * creates the JDK's ForkJoinPool later, which under GMP stays unused and starts no thread.
@@ -120,7 +124,8 @@ public final class GmpAgent {
 
         Module self = GmpAgent.class.getModule();
         instrumentation.redefineModule(Object.class.getModule(), Set.of(),
-                Map.of("jdk.internal.access", Set.of(self)), Map.of("java.lang", Set.of(self)),
+                Map.of("jdk.internal.access", Set.of(self), "jdk.internal.misc", Set.of(self)),
+                Map.of("java.lang", Set.of(self)),
                 Set.of(), Map.of());
 
         GmpScheduler scheduler = GmpScheduler.builder()
@@ -169,6 +174,20 @@ public final class GmpAgent {
         }
         if (settings.verbose()) {
             System.err.println(startupLine(AgentRelease.current(), settings.withTimers(timers)));
+        }
+        reportFastMode();
+    }
+
+    /** Step 9 of the class comment. */
+    private static void reportFastMode() {
+        try {
+            if (JvmtiTransitions.off(JvmtiTransitions.runtimeArguments())) {
+                System.err.println(JvmtiTransitions.NOTICE);
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // Only the notice is lost: the flag itself is HotSpot's, in force either way.
+            System.err.println("loom-gmp: warning: cannot tell whether JVMTI virtual-thread transitions are off"
+                    + " (jdk.internal.misc.VM.getRuntimeArguments(): " + e + ")");
         }
     }
 

@@ -26,11 +26,12 @@ import java.util.List;
  * schedtrace, the MXBean) comes after VirtualThread is rewritten, and is never taken back.
  *
  * <p><b>What stays.</b> The module edges the agent gave itself in {@code java.base}, as
- * {@code --add-opens java.base/java.lang} and {@code --add-exports java.base/jdk.internal.access}
- * would give them to the application's unnamed module, which the agent's classes share: no API
- * takes an edge back. The hook class, empty: a class cannot be undefined. The listener that the
- * dispatcher registers with JFR for the first scheduler of a JVM, which then has no scheduler to
- * report on. None of them schedules anything.
+ * {@code --add-opens java.base/java.lang} and {@code --add-exports} of {@code java.base}'s
+ * {@code jdk.internal.access} and {@code jdk.internal.misc} would give them to the application's
+ * unnamed module, which the agent's classes share: no API takes an edge back. The hook class,
+ * empty: a class cannot be undefined. The listener that the dispatcher registers with JFR for the
+ * first scheduler of a JVM, which then has no scheduler to report on. None of them schedules
+ * anything.
  *
  * <p><b>Failure.</b> Every step is tried even when an earlier one throws. A step that throws is
  * an agent bug that leaves the JVM partly set up, so {@link #undo} then throws, and start-up ends

@@ -1,0 +1,163 @@
+package io.loomgmp.bridge.agent;
+
+import com.sun.jdi.Bootstrap;
+import com.sun.jdi.ThreadReference;
+import com.sun.jdi.VirtualMachine;
+import com.sun.jdi.connect.Connector;
+import com.sun.jdi.connect.LaunchingConnector;
+import io.loomgmp.bridge.probe.CarrierProbe;
+import io.loomgmp.bridge.probe.YieldingVirtualThreadsProbe;
+import io.loomgmp.testsupport.Fork;
+import io.loomgmp.testsupport.Forked;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code --fast}: {@code -XX:+UnlockExperimentalVMOptions -XX:-DoJVMTIVirtualThreadTransitions}.
+ * The agent says in one line that it is on, wherever the flags come from, and the price it names
+ * is real: a debugger cannot reliably suspend and inspect virtual threads with the flags.
+ */
+class FastModeIT {
+    private static final List<String> FAST = JvmtiTransitions.OFF_OPTIONS;
+    /** How long the debugger suspends and inspects virtual threads, per JVM. */
+    private static final Duration INSPECTING = Duration.ofSeconds(3);
+
+    @Test
+    void theAgentSaysInOneLineThatTheTransitionsAreOff() throws IOException {
+        Forked jvm = ForkedJvm.withAgent(null, FAST, CarrierProbe.class);
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertEquals(JvmtiTransitions.NOTICE + "\n", jvm.stderr(), jvm.toString());
+        assertTrue(jvm.value("ofVirtual").startsWith("gmp-M"), jvm.toString());
+
+        // From an @argfile too: the agent reads the JVM's own, expanded, arguments.
+        Path argfile = Files.createTempFile("fast", ".args");
+        Files.writeString(argfile, String.join("\n", FAST) + "\n");
+        Forked fromFile = ForkedJvm.withAgent(null, List.of("@" + argfile), CarrierProbe.class);
+        assertEquals(JvmtiTransitions.NOTICE + "\n", fromFile.stderr(), fromFile.toString());
+
+        // Turned back on later on the command line: on, and nothing said.
+        List<String> backOn = new ArrayList<>(FAST);
+        backOn.add("-XX:+DoJVMTIVirtualThreadTransitions");
+        Forked on = ForkedJvm.withAgent(null, backOn, CarrierProbe.class);
+        assertEquals("", on.stderr(), on.toString());
+    }
+
+    @Test
+    void theAgentJarsRunTakesFast() throws IOException {
+        Path dir = Files.createTempDirectory("agent-run-fast");
+        Path app = Files.writeString(dir.resolve("Carrier.java"), """
+                public class Carrier {
+                    public static void main(String[] args) throws Exception {
+                        Thread.ofVirtual().start(() -> System.out.println("carrier " + Thread.currentThread())).join();
+                    }
+                }
+                """);
+        Forked jvm = Fork.java(List.of("-jar", ForkedJvm.AGENT_JAR.toString(), "run", "--fast", app.toString())).run();
+        assertEquals(0, jvm.exitCode(), jvm.toString());
+        assertTrue(jvm.stderr().contains(JvmtiTransitions.NOTICE + "\n"), jvm.toString());
+        assertTrue(jvm.stdout().contains("@gmp-M"), jvm.toString());
+    }
+
+    /**
+     * What {@code --fast} costs, checked rather than quoted. A debugger (JDWP, includevirtualthreads=y,
+     * as IDEs ask) suspends virtual threads that mount and unmount all the time and reads their
+     * stacks: under the agent alone every attempt works; with the flags HotSpot skips the
+     * transition protocol that holds a virtual thread still for the debugger, and attempts fail
+     * (JDWP errors, stacks that change under the reader). Should a JDK change either, this fails
+     * and docs/compatibility.md must change with it.
+     */
+    @Test
+    void aDebuggerCanSuspendVirtualThreadsReliablyOnlyWithTheTransitionsOn() throws Exception {
+        Inspections withTransitions = inspectUnderADebugger(List.of());
+        assertEquals(YieldingVirtualThreadsProbe.COUNT, withTransitions.threads(), withTransitions.toString());
+        assertTrue(withTransitions.succeeded() > 0, withTransitions.toString());
+        assertEquals(0, withTransitions.failed(), withTransitions.toString());
+
+        Inspections fast = inspectUnderADebugger(FAST);
+        assertTrue(fast.failed() > 0, "with --fast some inspections fail: " + fast);
+    }
+
+    /** Suspend, read every frame, resume: how often that worked and failed, over how many virtual threads. */
+    record Inspections(int threads, int succeeded, int failed, String firstFailure) {
+    }
+
+    /** Inspects the probe's virtual threads for {@link #INSPECTING}, in a JVM with the agent and {@code jvmArgs}. */
+    private static Inspections inspectUnderADebugger(List<String> jvmArgs) throws Exception {
+        LaunchingConnector launch = Bootstrap.virtualMachineManager().defaultConnector();
+        Map<String, Connector.Argument> arguments = launch.defaultArguments();
+        arguments.get("home").setValue(System.getProperty("java.home"));
+        arguments.get("options").setValue("-javaagent:" + ForkedJvm.AGENT_JAR + " " + String.join(" ", jvmArgs)
+                + " -cp " + ForkedJvm.TEST_CLASSES);
+        arguments.get("main").setValue(YieldingVirtualThreadsProbe.class.getName() + " 120");
+        arguments.get("includevirtualthreads").setValue("y");
+        VirtualMachine vm = launch.launch(arguments);
+        try {
+            drain(vm.process().getInputStream());
+            drain(vm.process().getErrorStream());
+            vm.resume();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (vm.allThreads().stream().noneMatch(t -> t.name().equals(YieldingVirtualThreadsProbe.READY))) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the probe was not ready within 60 s");
+                }
+                Thread.sleep(20);
+            }
+            Thread.sleep(200); // the yielding threads are running
+            List<ThreadReference> yielding = vm.allThreads().stream()
+                    .filter(t -> t.name().startsWith(YieldingVirtualThreadsProbe.PREFIX)).toList();
+            if (yielding.isEmpty()) {
+                return new Inspections(0, 0, 0, "the debugger lists none of the virtual threads");
+            }
+            int succeeded = 0;
+            int failed = 0;
+            String firstFailure = null;
+            long end = System.nanoTime() + INSPECTING.toNanos();
+            for (int i = 0; System.nanoTime() < end; i++) {
+                ThreadReference thread = yielding.get(i % yielding.size());
+                try {
+                    thread.suspend();
+                    int frames = thread.frameCount();
+                    for (int f = 0; f < frames; f++) {
+                        thread.frame(f).location();
+                    }
+                    succeeded++;
+                } catch (RuntimeException e) { // JDWP's errors, IndexOutOfBounds when the stack shrank
+                    failed++;
+                    firstFailure = firstFailure == null ? e.toString() : firstFailure;
+                } finally {
+                    try {
+                        thread.resume();
+                    } catch (RuntimeException ignored) {
+                        // counted above
+                    }
+                }
+            }
+            return new Inspections(yielding.size(), succeeded, failed, firstFailure);
+        } finally {
+            vm.process().destroyForcibly();
+        }
+    }
+
+    /** The debuggee blocks if nobody reads what it prints. */
+    private static void drain(InputStream stream) {
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                stream.transferTo(OutputStream.nullOutputStream());
+            } catch (IOException ignored) {
+                // the debuggee was killed
+            }
+        });
+    }
+}
