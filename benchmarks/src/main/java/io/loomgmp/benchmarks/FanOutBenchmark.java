@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public class FanOutBenchmark extends OnScheduler {
+public class FanOutBenchmark extends HandOffBenchmark {
     @Param("100000")
     public int children;
 

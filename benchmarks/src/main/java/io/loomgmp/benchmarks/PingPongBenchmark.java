@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Djmh.executor=VIRTUAL")
-public class PingPongBenchmark extends OnScheduler {
+public class PingPongBenchmark extends HandOffBenchmark {
     private static final Integer TOKEN = 1;
     private static final Integer STOP = -1;
     private static final int DRIVER_TURN = 0;

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-public class ProducerConsumerBenchmark extends OnScheduler {
+public class ProducerConsumerBenchmark extends HandOffBenchmark {
     static final int ITEMS = 100_000;
     private static final int CAPACITY = 16;
 

@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Djmh.executor=VIRTUAL")
-public class RingBenchmark extends OnScheduler {
+public class RingBenchmark extends HandOffBenchmark {
     static final String LONG_LIVED = "longLived";
     static final String PER_TRIP = "perTrip";
     /** Sent around once by the tear-down: each long-lived member passes it on and ends. */

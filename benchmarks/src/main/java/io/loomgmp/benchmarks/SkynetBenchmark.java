@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public class SkynetBenchmark extends OnScheduler {
+public class SkynetBenchmark extends HandOffBenchmark {
     private static final int FAN_OUT = 10;
 
     /** A power of 10. */

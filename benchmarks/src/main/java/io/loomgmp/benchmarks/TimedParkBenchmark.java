@@ -55,7 +55,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-public class TimedParkBenchmark extends OnScheduler {
+public class TimedParkBenchmark extends HandOffBenchmark {
     /** Yields in a row before a partner backs off: see the class comment. */
     static final int YIELD_STREAK = 10_000;
     static final int BACK_OFF_MILLIS = 1;

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class YieldStormBenchmark extends OnScheduler {
+public class YieldStormBenchmark extends HandOffBenchmark {
     static final int YIELDS = 100_000;
     private static final int BATCH = 100; // divides YIELDS
 

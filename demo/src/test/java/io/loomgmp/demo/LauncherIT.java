@@ -303,7 +303,7 @@ class LauncherIT {
     void benchPublishNamesTheDocItRewritesAndNeedsAWholeRun() throws Exception {
         Run run = launcher("bench", "--publish", "Skynet");
         assertEquals(2, run.exitCode(), run.toString());
-        assertTrue(run.stderr().contains("--publish needs a whole run (no REGEX, no --smoke): only that may replace the"
+        assertTrue(run.stderr().contains("--publish needs a whole run (no REGEX, no --smoke or --first-seconds): only that may replace the"
                 + " table in docs/performance.md"), run.stderr());
         assertTrue(Files.isRegularFile(ROOT.resolve("docs/performance.md")), "the doc bench --publish rewrites");
         assertTrue(launcher("help", "bench").stdout().contains("benchmarks/results/ and the benchmark table in docs/performance.md"));

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code ./loomgmp bench [--quick | --smoke] [--publish] [REGEX]}: the JMH suite through
+ * {@code ./loomgmp bench [--quick | --first-seconds | --smoke] [--publish] [REGEX]}: the JMH suite through
  * {@code BenchRunner}; {@code bench --startup ...}: benchmarks/startup/run.sh with the arguments
  * after {@code --startup}; {@code bench --saturation ...}: {@link SaturationCommand}. Checks its
  * arguments before building.
@@ -52,9 +52,9 @@ final class BenchCommand {
         boolean publish = false;
         for (String arg : args) {
             switch (arg) {
-                case "--quick", "--smoke" -> {
+                case "--quick", "--first-seconds", "--smoke" -> {
                     if (profile != null) {
-                        throw new UsageError("bench takes one of --quick and --smoke", "bench");
+                        throw new UsageError("bench takes one of --quick, --first-seconds and --smoke", "bench");
                     }
                     profile = arg;
                 }
@@ -79,7 +79,11 @@ final class BenchCommand {
             }
         }
         String took = profile == null ? Help.time("time_bench")
-                : Help.time(profile.equals("--quick") ? "time_bench_quick" : "time_bench_smoke");
+                : Help.time(switch (profile) {
+                    case "--quick" -> "time_bench_quick";
+                    case "--first-seconds" -> "time_bench_first_seconds";
+                    default -> "time_bench_smoke";
+                });
         Path root = checkout.root();
         Path out = root.resolve("benchmarks/target/bench");
         List<String> readme = List.of();
@@ -87,8 +91,8 @@ final class BenchCommand {
         // benchmark table, and only when asked: a trial run must not dirty the checkout with
         // another machine's numbers.
         if (publish) {
-            if (include != null || "--smoke".equals(profile)) {
-                throw new UsageError("--publish needs a whole run (no REGEX, no --smoke): only that may replace the table in "
+            if (include != null || "--smoke".equals(profile) || "--first-seconds".equals(profile)) {
+                throw new UsageError("--publish needs a whole run (no REGEX, no --smoke or --first-seconds): only that may replace the table in "
                         + BENCH_DOC, "bench");
             }
             Main.say("bench --publish writes tracked files: benchmarks/results/ and the table in " + BENCH_DOC

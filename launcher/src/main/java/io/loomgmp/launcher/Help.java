@@ -33,6 +33,7 @@ final class Help {
             Map.entry("time_bench_published", "64 min 34 s"), // the last published full run (2026-11-28)
             Map.entry("time_bench_quick", "about 6.5 min"),
             Map.entry("time_bench_smoke", "about 1.5 min"),
+            Map.entry("time_bench_first_seconds", "about 25 min"), // estimated: 126 runs x 5 fresh JVMs of about 2.3 s
             Map.entry("time_bench_startup", "about 6 min"), // with run.sh's default 10 runs
             Map.entry("time_bench_saturation", "about 12 min"), // 40 cells (SaturationProfile.FULL)
             Map.entry("time_bench_saturation_quick", "about 2.5 min"), // 18 cells
@@ -275,7 +276,7 @@ final class Help {
             """;
 
     private static final String BENCH = """
-            bench [--quick | --smoke] [--publish] [REGEX]
+            bench [--quick | --first-seconds | --smoke] [--publish] [REGEX]
             bench --startup [--runs N] [--only server|trivial] [--agent JAR] [--baseline JAR] [--publish]
             bench --saturation [--quick | --smoke] [--shape NAME] [--server NAME] [--duration S] [--agent JAR] [--publish] [--install-packages]
             the JMH suite, GMP against ForkJoinPool (${time_bench} on 2 cores; --quick ${time_bench_quick},
@@ -284,9 +285,11 @@ final class Help {
 
               (no option)  the full run: ${time_bench} on 2 cores (the last published run took ${time_bench_published})
               --quick      1 fork, 2 x 500 ms warm-up, 5 x 500 ms measurement: ${time_bench_quick}
+              --first-seconds  a fresh JVM's first second, not the steady state: 5 forks, no warm-up,
+                           5 x 200 ms measurement (JMH's log has each fork's iterations): ${time_bench_first_seconds}
               --smoke      one 100 ms iteration with tiny sizes, to show that every benchmark runs: ${time_bench_smoke}
               REGEX        only the benchmarks whose name the regex finds, e.g. Skynet
-              --publish    a whole run (no REGEX, no --smoke) that writes TRACKED files instead:
+              --publish    a whole run (no REGEX, no --smoke or --first-seconds) that writes TRACKED files instead:
                            benchmarks/results/ and the benchmark table in ${bench_doc}; commit them with the
                            code they measured. bench --publish (and bench --startup --publish, bench --saturation
                            --publish) is the only command that writes tracked files.

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,6 +52,21 @@ import java.util.regex.Pattern;
 public final class BenchRunner {
     private static final String PACKAGE = "io.loomgmp.benchmarks.";
     private static final List<String> SCHEDULERS = List.of("gmp", "fjp");
+    /**
+     * The parameter of {@code HandOffBenchmark}s: those run once more per scheduler with
+     * {@link #FAST_OPTIONS} in their forks and {@code -p jvmtiTransitions=off}.
+     */
+    private static final String TRANSITIONS_PARAM = "jvmtiTransitions";
+    /** What {@code ./loomgmp run --fast} adds to java's command line. */
+    private static final List<String> FAST_OPTIONS = List.of("-XX:+UnlockExperimentalVMOptions",
+            "-XX:-DoJVMTIVirtualThreadTransitions");
+
+    /** One JMH run of a benchmark: a scheduler, with or without {@link #FAST_OPTIONS}. */
+    record Variant(String scheduler, boolean fast) {
+        String label() {
+            return scheduler + (fast ? " --fast" : "");
+        }
+    }
     /**
      * The report's order: the floor under every hand-off, then the issue's list, from hand-offs to
      * whole servers, then the micro-benchmarks.
@@ -103,15 +119,16 @@ public final class BenchRunner {
         long start = System.nanoTime();
         Files.createDirectories(options.out());
         Files.createDirectories(options.log().toAbsolutePath().getParent());
-        List<String> benchmarks = benchmarks();
+        Map<String, List<Variant>> benchmarks = benchmarks();
         if (benchmarks.isEmpty()) {
             System.err.println("bench: no benchmark matches \"" + options.include().orElse("") + "\"");
             return 1;
         }
         String machine = Machine.describe(options.profile(), LocalDate.now());
-        int total = benchmarks.size() * SCHEDULERS.size();
-        progress.printf("bench: %d benchmarks x %d schedulers, %s each%n", benchmarks.size(), SCHEDULERS.size(),
-                options.profile().describe());
+        int total = benchmarks.values().stream().mapToInt(List::size).sum();
+        progress.printf("bench: %d benchmarks x %d schedulers, the %d hand-off ones also with --fast: %d runs, %s each%n",
+                benchmarks.size(), SCHEDULERS.size(), benchmarks.values().stream().filter(v -> v.size() > SCHEDULERS.size()).count(),
+                total, options.profile().describe());
         progress.printf("bench: JMH's output goes to %s%n", options.log());
         List<RunResult> results = new ArrayList<>();
         try (PrintStream log = new PrintStream(Files.newOutputStream(options.log()), true, StandardCharsets.UTF_8)) {
@@ -123,14 +140,16 @@ public final class BenchRunner {
                 }
             }, true, StandardCharsets.UTF_8);
             int done = 0;
-            for (String benchmark : benchmarks) {
-                for (String scheduler : SCHEDULERS) {
+            for (Map.Entry<String, List<Variant>> entry : benchmarks.entrySet()) {
+                String benchmark = entry.getKey();
+                for (Variant variant : entry.getValue()) {
+                    String scheduler = variant.label();
                     done++;
                     long runStart = System.nanoTime();
                     List<RunResult> run;
                     try {
                         OutputFormat jmhOutput = OutputFormatFactory.createFormatInstance(unclosable, VerboseMode.NORMAL);
-                        run = new ArrayList<>(new Runner(options(benchmark, scheduler), jmhOutput).run());
+                        run = new ArrayList<>(new Runner(options(benchmark, variant), jmhOutput).run());
                     } catch (RunnerException e) {
                         log.flush();
                         System.err.printf("bench: %s with scheduler=%s failed: %s%n", shortName(benchmark), scheduler,
@@ -145,7 +164,7 @@ public final class BenchRunner {
                         return 1;
                     }
                     for (RunResult result : run) {
-                        progress.println(progressLine(done, total, benchmark, scheduler, result,
+                        progress.println(progressLine(done, total, benchmark, variant.scheduler(), result,
                                 Duration.ofNanos(System.nanoTime() - runStart)));
                     }
                     results.addAll(run);
@@ -177,17 +196,35 @@ public final class BenchRunner {
         return 0;
     }
 
-    /** The benchmarks of the suite that the include regex selects, by full name, in {@link #SUITE_ORDER}. */
-    List<String> benchmarks() {
+    /**
+     * The benchmarks of the suite that the include regex selects, by full name, in
+     * {@link #SUITE_ORDER}, each with its runs: both schedulers, and both again with
+     * {@link #FAST_OPTIONS} for a benchmark with the {@link #TRANSITIONS_PARAM} parameter.
+     */
+    Map<String, List<Variant>> benchmarks() {
         OutputFormat quiet = OutputFormatFactory.createFormatInstance(
                 new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT);
         List<String> includes = List.of(options.include().orElse(".*"));
-        return BenchmarkList.defaultList().find(quiet, includes, List.of()).stream()
-                .map(BenchmarkListEntry::getUsername)
-                .filter(name -> name.startsWith(PACKAGE))
-                .distinct()
-                .sorted(Comparator.comparing(BenchRunner::suitePosition).thenComparing(Comparator.naturalOrder()))
-                .toList();
+        Map<String, List<Variant>> benchmarks = new LinkedHashMap<>();
+        BenchmarkList.defaultList().find(quiet, includes, List.of()).stream()
+                .filter(entry -> entry.getUsername().startsWith(PACKAGE))
+                .sorted(Comparator.comparing((BenchmarkListEntry entry) -> suitePosition(entry.getUsername()))
+                        .thenComparing(BenchmarkListEntry::getUsername))
+                .forEach(entry -> benchmarks.computeIfAbsent(entry.getUsername(), name -> variants(
+                        hasTransitionsParam(entry))));
+        return benchmarks;
+    }
+
+    private static boolean hasTransitionsParam(BenchmarkListEntry entry) {
+        return entry.getParams().hasValue() && entry.getParams().get().containsKey(TRANSITIONS_PARAM);
+    }
+
+    private static List<Variant> variants(boolean handOff) {
+        List<Variant> variants = new ArrayList<>();
+        for (boolean fast : handOff ? List.of(false, true) : List.of(false)) {
+            SCHEDULERS.forEach(scheduler -> variants.add(new Variant(scheduler, fast)));
+        }
+        return variants;
     }
 
     /** A benchmark's class in {@link #SUITE_ORDER}; classes not listed go last. */
@@ -197,11 +234,11 @@ public final class BenchRunner {
         return position < 0 ? SUITE_ORDER.size() : position;
     }
 
-    private org.openjdk.jmh.runner.options.Options options(String benchmark, String scheduler) {
+    private org.openjdk.jmh.runner.options.Options options(String benchmark, Variant variant) {
         Profile profile = options.profile();
         ChainedOptionsBuilder builder = new OptionsBuilder()
                 .include("^" + Pattern.quote(benchmark) + "$")
-                .param("scheduler", scheduler)
+                .param("scheduler", variant.scheduler())
                 .forks(profile.forks)
                 .warmupIterations(warmupIterations(benchmark, profile))
                 .warmupTime(profile.warmupTime)
@@ -213,12 +250,16 @@ public final class BenchRunner {
                 .shouldFailOnError(true);
         profile.params.forEach(builder::param);
         // ProcessCpuProfiler reads the process CPU clock through the foreign-function API.
-        String nativeAccess = "--enable-native-access=ALL-UNNAMED";
-        if (scheduler.equals("gmp")) {
-            builder.jvmArgsPrepend("-javaagent:" + options.agent().toAbsolutePath(), nativeAccess);
-        } else {
-            builder.jvmArgsPrepend(nativeAccess);
+        List<String> jvmArgs = new ArrayList<>();
+        if (variant.scheduler().equals("gmp")) {
+            jvmArgs.add("-javaagent:" + options.agent().toAbsolutePath());
         }
+        jvmArgs.add("--enable-native-access=ALL-UNNAMED");
+        if (variant.fast()) {
+            builder.param(TRANSITIONS_PARAM, "off");
+            jvmArgs.addAll(FAST_OPTIONS);
+        }
+        builder.jvmArgsPrepend(jvmArgs.toArray(String[]::new));
         return builder.build();
     }
 

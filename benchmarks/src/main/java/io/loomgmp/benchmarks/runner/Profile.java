@@ -25,6 +25,14 @@ public enum Profile {
      */
     QUICK("quick", 1, 2, TimeValue.milliseconds(500), 5, TimeValue.milliseconds(500), Map.of()),
     /**
+     * A user's first second, not the steady state: five fresh JVMs per benchmark and scheduler,
+     * no warm-up, five 200 ms iterations each, so that the iterations show the first second as it
+     * goes (JMH's log has every fork's and every iteration's score): the JIT compiling GMP's
+     * paths, classes initialised late, carriers starting. What a short batch job or a newly
+     * started pod sees, and where the full run's warm-up hides the difference.
+     */
+    FIRST_SECONDS("first-seconds", 5, 0, TimeValue.milliseconds(200), 5, TimeValue.milliseconds(200), Map.of()),
+    /**
      * CI: one 100 ms iteration, no warm-up, tiny sizes; the figures mean nothing. About 1 min 20 s
      * for the 52 runs on a loaded 2-core machine (1 min 18 s measured, 8 s of it the floor, ring and
      * timed-park runs), most of it JVM starts.

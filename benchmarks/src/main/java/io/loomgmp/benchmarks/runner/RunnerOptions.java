@@ -8,7 +8,7 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * The runner's command line:
- * {@code [--quick | --smoke] --agent JAR --out DIR [--readme FILE] [--log FILE] [REGEX]}.
+ * {@code [--quick | --first-seconds | --smoke] --agent JAR --out DIR [--readme FILE] [--log FILE] [REGEX]}.
  *
  * @param include which benchmarks to run: JMH's include regex, matched against
  *        {@code io.loomgmp.benchmarks.Class.method}; every benchmark when absent
@@ -17,8 +17,9 @@ import java.util.regex.PatternSyntaxException;
  */
 record RunnerOptions(Profile profile, Path agent, Path out, Optional<Path> readme, Path log, Optional<String> include) {
     static final String USAGE = """
-            usage: BenchRunner [--quick | --smoke] --agent JAR --out DIR [--readme FILE] [--log FILE] [REGEX]
+            usage: BenchRunner [--quick | --first-seconds | --smoke] --agent JAR --out DIR [--readme FILE] [--log FILE] [REGEX]
               --quick        one fork, 2 x 500 ms warm-up, 5 x 500 ms measurement (about 6.5 minutes on 2 cores)
+              --first-seconds  a fresh JVM's first second: 5 forks, no warm-up, 5 x 200 ms measurement
               --smoke        one 100 ms iteration with tiny sizes: only checks that the benchmarks run (about 1.5 min)
                              (default: the full run, 2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, about 50 minutes)
               --agent JAR    loom-bridge/target/loom-gmp-agent.jar, loaded into the gmp forks
@@ -51,11 +52,15 @@ record RunnerOptions(Profile profile, Path agent, Path out, Optional<Path> readm
                 case "-h", "--help" -> {
                     return Optional.empty();
                 }
-                case "--quick", "--smoke" -> {
+                case "--quick", "--first-seconds", "--smoke" -> {
                     if (profile != Profile.FULL) {
-                        throw new UsageException("--quick and --smoke exclude each other");
+                        throw new UsageException("--quick, --first-seconds and --smoke exclude each other");
                     }
-                    profile = arg.equals("--quick") ? Profile.QUICK : Profile.SMOKE;
+                    profile = switch (arg) {
+                        case "--quick" -> Profile.QUICK;
+                        case "--first-seconds" -> Profile.FIRST_SECONDS;
+                        default -> Profile.SMOKE;
+                    };
                 }
                 case "--agent" -> agent = Path.of(value(args, i++));
                 case "--out" -> out = Path.of(value(args, i++));

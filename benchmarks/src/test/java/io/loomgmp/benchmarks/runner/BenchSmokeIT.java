@@ -62,11 +62,19 @@ class BenchSmokeIT {
 
     /** Every benchmark of the suite, as JMH lists them. */
     private static Set<String> suite() {
+        return entries().map(BenchmarkListEntry::getUsername).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** The hand-off benchmarks: those with the jvmtiTransitions parameter, also run with --fast's flags. */
+    private static Set<String> handOffs() {
+        return entries().filter(entry -> entry.getParams().hasValue() && entry.getParams().get().containsKey("jvmtiTransitions"))
+                .map(BenchmarkListEntry::getUsername).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static java.util.stream.Stream<BenchmarkListEntry> entries() {
         return BenchmarkList.defaultList().find(OutputFormatFactory.createFormatInstance(
                         new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT), List.of(".*"), List.of())
-                .stream().map(BenchmarkListEntry::getUsername)
-                .filter(name -> name.startsWith("io.loomgmp.benchmarks."))
-                .collect(Collectors.toCollection(TreeSet::new));
+                .stream().filter(entry -> entry.getUsername().startsWith("io.loomgmp.benchmarks."));
     }
 
     @Test
@@ -78,11 +86,15 @@ class BenchSmokeIT {
 
         Set<String> suite = suite();
         assertTrue(suite.size() >= 10, "the suite: " + suite);
+        Set<String> handOffs = handOffs();
+        assertTrue(handOffs.size() >= 7, "the hand-off benchmarks: " + handOffs);
+        // Each benchmark on both schedulers, and the hand-off ones again with --fast's flags.
+        int runs = 2 * (suite.size() + handOffs.size());
         // A benchmark with parameters besides the scheduler (recording=...) prints a line per value.
-        Pattern progress = Pattern.compile("^\\[ *(\\d+)/" + 2 * suite.size() + "] \\S+( \\S+=\\S+)* +(gmp|fjp) +\\S.*\\((\\d+\\.\\d) s\\)$");
+        Pattern progress = Pattern.compile("^\\[ *(\\d+)/" + runs + "] \\S+( \\S+=\\S+)* +(gmp|fjp) +\\S.*\\((\\d+\\.\\d) s\\)$");
         long runsReported = run.stdout().lines().map(progress::matcher).filter(Matcher::matches)
                 .map(m -> m.group(1)).distinct().count();
-        assertEquals(2L * suite.size(), runsReported, "progress lines for every benchmark and scheduler:\n" + run.stdout());
+        assertEquals(runs, runsReported, "progress lines for every benchmark and scheduler:\n" + run.stdout());
 
         // Keyed by benchmark and its other parameters (JfrCost*: recording=none|always|tracing).
         Map<String, Set<String>> schedulers = new TreeMap<>();
@@ -93,6 +105,11 @@ class BenchSmokeIT {
             String scheduler = result.getAsJsonObject("params").get("scheduler").getAsString();
             boolean agent = result.get("jvmArgs").toString().contains("-javaagent:");
             assertEquals(scheduler.equals("gmp"), agent, benchmark + " " + scheduler + ": the agent only in gmp forks");
+            JsonElement transitions = result.getAsJsonObject("params").get("jvmtiTransitions");
+            assertEquals(handOffs.contains(benchmark), transitions != null, benchmark + ": the parameter on hand-offs only");
+            boolean fast = result.get("jvmArgs").toString().contains("-XX:-DoJVMTIVirtualThreadTransitions");
+            assertEquals(transitions != null && transitions.getAsString().equals("off"), fast,
+                    benchmark + " " + result.getAsJsonObject("params") + ": --fast's flags exactly in the off forks");
             String name = benchmark.substring("io.loomgmp.benchmarks.".length());
             // ProcessCpuProfiler on every fork: the process's CPU time per op and the cores it used
             JsonObject secondary = result.getAsJsonObject("secondaryMetrics");
@@ -149,7 +166,7 @@ class BenchSmokeIT {
         Run run = loomgmp(1, "bench", "--fast");
         assertEquals(2, run.exitCode(), run.stdout() + run.stderr());
         assertTrue(run.stderr().contains("unknown option '--fast'"), run.stderr());
-        assertTrue(run.stderr().contains("./loomgmp bench [--quick | --smoke] [--publish] [REGEX]"), "usage: " + run.stderr());
+        assertTrue(run.stderr().contains("./loomgmp bench [--quick | --first-seconds | --smoke] [--publish] [REGEX]"), "usage: " + run.stderr());
         assertFalse(run.stdout().contains("bench:"), run.stdout());
     }
 }

@@ -34,6 +34,8 @@ class RunnerOptionsTest {
         assertEquals(Path.of("x.log"), options.log());
         assertEquals(Optional.of("Skynet|PingPong"), options.include());
         assertEquals(Profile.SMOKE, parse("--smoke", "--agent", "a", "--out", "o").profile());
+        assertEquals(Profile.FIRST_SECONDS, parse("--first-seconds", "--agent", "a", "--out", "o").profile());
+        assertEquals(0, Profile.FIRST_SECONDS.warmupIterations, "a fresh JVM's first second: no warm-up");
     }
 
     @Test
@@ -49,6 +51,7 @@ class RunnerOptionsTest {
                 List.of("--agent", "a", "--out"),                        // no value
                 List.of("--agent", "--out", "o"),                        // an option for a value
                 List.of("--quick", "--smoke", "--agent", "a", "--out", "o"),
+                List.of("--first-seconds", "--quick", "--agent", "a", "--out", "o"),
                 List.of("--agent", "a", "--out", "o", "Skynet", "PingPong"),
                 List.of("--agent", "a", "--out", "o", "Sky(net"))) {    // not a regex
             assertThrows(RunnerOptions.UsageException.class, () -> RunnerOptions.parse(args), args.toString());
