@@ -14,13 +14,13 @@ import java.lang.management.ManagementFactory;
  *
  * <p>Any agent (and GMP's forks run with one) makes HotSpot report every mount and unmount of a
  * virtual thread to JVMTI; a JVM without an agent (FJP's forks) pays nothing.
- * {@code ./loomgmp run --fast} turns that off with
- * {@code -XX:+UnlockExperimentalVMOptions -XX:-DoJVMTIVirtualThreadTransitions}. As with the
- * scheduler, JMH cannot vary JVM arguments with a parameter, so the runner
+ * {@code -XX:+UnlockExperimentalVMOptions -XX:-DoJVMTIVirtualThreadTransitions} turns that off,
+ * as benchmarks of other schedulers do. It is not safe to run with (docs/compatibility.md says
+ * why), so the rows measure the tax, not a configuration to deploy. As with the scheduler, JMH
+ * cannot vary JVM arguments with a parameter, so the runner
  * ({@link io.loomgmp.benchmarks.runner.BenchRunner}) runs these benchmarks a second time, both
- * schedulers, with {@code -p jvmtiTransitions=off} and those flags in the forks: the report's
- * {@code jvmtiTransitions=off} rows are GMP with {@code --fast} against FJP with the same flags
- * (which change nothing for it, as the rows show).
+ * schedulers, with {@code -p jvmtiTransitions=off} and those flags in the forks: GMP without the
+ * tax against FJP with the same flags (which change nothing for it, as the rows show).
  */
 public abstract class HandOffBenchmark extends OnScheduler {
     static final String ON = "on";

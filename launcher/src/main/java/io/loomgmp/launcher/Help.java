@@ -154,21 +154,13 @@ final class Help {
     // is the synopsis; the first paragraph is the command's entry in the list.
 
     private static final String RUN = """
-            run [--agent-args K=V,K=V] [--fast] [--aot FILE] [--] <java args>
+            run [--agent-args K=V,K=V] [--aot FILE] [--] <java args>
             java with the loom-gmp agent: java -javaagent:<agent jar>[=K=V,K=V] <java args>
 
             Options (before the java arguments; the first argument that is not one of them starts those):
               --agent-args K=V,K=V  the agent's settings, comma-separated, after the agent jar's '=', e.g.
                                     parallelism=4,verbose=true (every setting: java -jar
                                     loom-bridge/target/loom-gmp-agent.jar in the checkout)
-              --fast                hand-offs without the JVMTI tax: adds -XX:+UnlockExperimentalVMOptions
-                                    -XX:-DoJVMTIVirtualThreadTransitions. Any agent makes HotSpot report
-                                    every mount and unmount of a virtual thread to JVMTI; this turns that
-                                    off (about 30 % off a park/unpark round trip here). The price: debuggers
-                                    (JDWP) and other JVMTI agents cannot reliably suspend or inspect virtual
-                                    threads, so do not use it to debug. Thread dumps, JFR and the agent
-                                    itself are unaffected. The agent says so in one line at start-up. See
-                                    docs/compatibility.md.
               --aot FILE            start faster with a JDK 25 AOT cache (JEP 483, JEP 514), FILE:
                                     - FILE does not exist: this run is the training run. The JVM writes FILE
                                       when the application exits (-XX:AOTCacheOutput=FILE). This run is
@@ -197,7 +189,6 @@ final class Help {
             Examples:
               ./loomgmp run -jar app.jar
               ./loomgmp run --agent-args parallelism=4,verbose=true -cp app.jar com.example.Main
-              ./loomgmp run --fast -jar app.jar
               ./loomgmp run --aot app.aot -jar app.jar   (the first run trains app.aot, the next ones use it)
             """;
 

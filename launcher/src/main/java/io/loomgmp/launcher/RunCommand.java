@@ -9,9 +9,8 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * {@code ./loomgmp run [--agent-args K=V,K=V] [--fast] [--aot FILE] [--] <java args>}: java with the
- * agent; with {@code --fast} without JVMTI's virtual-thread transitions ({@link #FAST_OPTIONS}); with
- * {@code --aot} a JDK 25 AOT cache that the first run trains and the next ones use
+ * {@code ./loomgmp run [--agent-args K=V,K=V] [--aot FILE] [--] <java args>}: java with the agent,
+ * and with {@code --aot} a JDK 25 AOT cache that the first run trains and the next ones use
  * ({@link AotCache} checks that it fits). Its options come before the java arguments: the first
  * argument that is not one of them starts those. Paths stay relative to the caller's directory.
  */
@@ -19,26 +18,8 @@ final class RunCommand {
     /** One agent setting: catches a forgotten value ({@code --agent-args -jar app.jar}) before java starts. */
     private static final Pattern SETTING = Pattern.compile("[A-Za-z][A-Za-z0-9._-]*=[^=]*");
 
-    /**
-     * {@code --fast}: HotSpot posts no virtual-thread mount and unmount transitions to JVMTI, a cost
-     * any agent brings (about 150 ns per park/unpark round trip here) and a JVM without one does not pay.
-     * Debuggers then cannot reliably suspend or inspect virtual threads: docs/compatibility.md. The agent prints a
-     * line at start-up when they are off.
-     */
-    static final List<String> FAST_OPTIONS = List.of("-XX:+UnlockExperimentalVMOptions",
-            "-XX:-DoJVMTIVirtualThreadTransitions");
-
     /** The options read, and the java arguments after them. */
-    record Options(String agentArgs, boolean fast, String aot, List<String> javaArgs) {
-        /** {@code java}, the agent and, with {@code --fast}, {@link #FAST_OPTIONS}. */
-        List<String> javaWithAgent(Path agent) {
-            List<String> command = new ArrayList<>(List.of(Processes.java(),
-                    "-javaagent:" + agent + (agentArgs.isEmpty() ? "" : "=" + agentArgs)));
-            if (fast) {
-                command.addAll(FAST_OPTIONS);
-            }
-            return command;
-        }
+    record Options(String agentArgs, String aot, List<String> javaArgs) {
     }
 
     private final Checkout checkout;
@@ -54,7 +35,6 @@ final class RunCommand {
     /** Reads {@code run}'s options; null when it asks for its help. */
     static Options parse(List<String> args) {
         String agentArgs = "";
-        boolean fast = false;
         String aot = null;
         int i = 0;
         loop:
@@ -79,7 +59,6 @@ final class RunCommand {
                     // Given twice: both, in order (the agent takes the last of a setting).
                     agentArgs += (agentArgs.isEmpty() ? "" : ",") + value;
                 }
-                case "--fast" -> fast = true;
                 case "--aot" -> {
                     aot = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1)
                             : i + 1 < args.size() && !args.get(i + 1).startsWith("-") ? args.get(++i) : "";
@@ -101,24 +80,25 @@ final class RunCommand {
         if (javaArgs.isEmpty()) {
             throw new UsageError("'run' needs java arguments, e.g. ./loomgmp run -jar app.jar", "run");
         }
-        return new Options(agentArgs, fast, aot, List.copyOf(javaArgs));
+        return new Options(agentArgs, aot, List.copyOf(javaArgs));
     }
 
     Stop run(Options options) {
         build.ensureBuilt(Checkout.Jar.AGENT);
-        List<String> javaWithAgent = options.javaWithAgent(checkout.agentJar());
+        Path agent = checkout.agentJar();
+        String javaagent = "-javaagent:" + agent + (options.agentArgs().isEmpty() ? "" : "=" + options.agentArgs());
         if (options.aot() == null) {
-            return Processes.replaceWith(concat(javaWithAgent, options.javaArgs()));
+            return Processes.replaceWith(concat(List.of(Processes.java(), javaagent), options.javaArgs()));
         }
         Path aot = dir.resolve(options.aot());
         if (Files.isDirectory(aot)) {
             throw new UsageError("--aot " + options.aot() + " is a directory: name the cache file, e.g. --aot app.aot", "run");
         }
-        return Files.exists(aot) ? useCache(options, javaWithAgent) : train(options);
+        return Files.exists(aot) ? useCache(options, javaagent) : train(options);
     }
 
     /** Runs java with the agent on the cache, if the cache was made from what this run has. */
-    private Stop useCache(Options options, List<String> javaWithAgent) {
+    private Stop useCache(Options options, String javaagent) {
         String aot = options.aot();
         Path inputsFile = dir.resolve(aot + ".inputs");
         if (!Files.isRegularFile(inputsFile)) {
@@ -142,7 +122,7 @@ final class RunCommand {
             Main.say("the application classes in " + aot + " are loaded before the agent starts: they get no preemption"
                     + " polls, so a CPU-bound loop in them is not preempted");
         }
-        return Processes.replaceWith(concat(concat(javaWithAgent, List.of("-XX:AOTMode=on", "-XX:AOTCache=" + aot)),
+        return Processes.replaceWith(concat(List.of(Processes.java(), javaagent, "-XX:AOTMode=on", "-XX:AOTCache=" + aot),
                 options.javaArgs()));
     }
 

@@ -22,20 +22,10 @@ class RunOptionsTest {
 
     @Test
     void theFirstArgumentThatIsNotTheLaunchersStartsJavas() {
-        assertEquals(new RunCommand.Options("parallelism=4,verbose=true", false, "app.aot", List.of("-jar", "app.jar", "--aot", "x")),
+        assertEquals(new RunCommand.Options("parallelism=4,verbose=true", "app.aot", List.of("-jar", "app.jar", "--aot", "x")),
                 parse("--agent-args", "parallelism=4", "--agent-args=verbose=true", "--aot=app.aot", "-jar", "app.jar", "--aot", "x"));
-        assertEquals(new RunCommand.Options("", false, null, List.of("--help")), parse("--", "--help"));
-        // --fast after java's first argument is java's (and java refuses it): only the launcher's own count.
-        assertEquals(new RunCommand.Options("", true, null, List.of("-jar", "app.jar", "--fast")),
-                parse("--fast", "-jar", "app.jar", "--fast"));
+        assertEquals(new RunCommand.Options("", null, List.of("--help")), parse("--", "--help"));
         assertNull(parse("--help"));
-    }
-
-    @Test
-    void fastAddsTheTwoHotSpotOptionsAfterTheAgent() {
-        assertEquals(List.of("-XX:+UnlockExperimentalVMOptions", "-XX:-DoJVMTIVirtualThreadTransitions"),
-                parse("--fast", "-version").javaWithAgent(java.nio.file.Path.of("a.jar")).subList(2, 4));
-        assertEquals(2, parse("-version").javaWithAgent(java.nio.file.Path.of("a.jar")).size());
     }
 
     @Test

@@ -57,14 +57,14 @@ public final class BenchRunner {
      * {@link #FAST_OPTIONS} in their forks and {@code -p jvmtiTransitions=off}.
      */
     private static final String TRANSITIONS_PARAM = "jvmtiTransitions";
-    /** What {@code ./loomgmp run --fast} adds to java's command line. */
+    /** Turns off JVMTI's virtual-thread transitions: the tax any agent brings, measured (not safe to run with). */
     private static final List<String> FAST_OPTIONS = List.of("-XX:+UnlockExperimentalVMOptions",
             "-XX:-DoJVMTIVirtualThreadTransitions");
 
     /** One JMH run of a benchmark: a scheduler, with or without {@link #FAST_OPTIONS}. */
     record Variant(String scheduler, boolean fast) {
         String label() {
-            return scheduler + (fast ? " --fast" : "");
+            return scheduler + (fast ? " (JVMTI transitions off)" : "");
         }
     }
     /**
@@ -126,7 +126,7 @@ public final class BenchRunner {
         }
         String machine = Machine.describe(options.profile(), LocalDate.now());
         int total = benchmarks.values().stream().mapToInt(List::size).sum();
-        progress.printf("bench: %d benchmarks x %d schedulers, the %d hand-off ones also with --fast: %d runs, %s each%n",
+        progress.printf("bench: %d benchmarks x %d schedulers, the %d hand-off ones also without JVMTI transitions: %d runs, %s each%n",
                 benchmarks.size(), SCHEDULERS.size(), benchmarks.values().stream().filter(v -> v.size() > SCHEDULERS.size()).count(),
                 total, options.profile().describe());
         progress.printf("bench: JMH's output goes to %s%n", options.log());

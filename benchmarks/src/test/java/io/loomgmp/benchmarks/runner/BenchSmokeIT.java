@@ -65,7 +65,7 @@ class BenchSmokeIT {
         return entries().map(BenchmarkListEntry::getUsername).collect(Collectors.toCollection(TreeSet::new));
     }
 
-    /** The hand-off benchmarks: those with the jvmtiTransitions parameter, also run with --fast's flags. */
+    /** The hand-off benchmarks: those with the jvmtiTransitions parameter, also run with -XX:-DoJVMTIVirtualThreadTransitions. */
     private static Set<String> handOffs() {
         return entries().filter(entry -> entry.getParams().hasValue() && entry.getParams().get().containsKey("jvmtiTransitions"))
                 .map(BenchmarkListEntry::getUsername).collect(Collectors.toCollection(TreeSet::new));
@@ -88,7 +88,7 @@ class BenchSmokeIT {
         assertTrue(suite.size() >= 10, "the suite: " + suite);
         Set<String> handOffs = handOffs();
         assertTrue(handOffs.size() >= 7, "the hand-off benchmarks: " + handOffs);
-        // Each benchmark on both schedulers, and the hand-off ones again with --fast's flags.
+        // Each benchmark on both schedulers, and the hand-off ones again without JVMTI's transitions.
         int runs = 2 * (suite.size() + handOffs.size());
         // A benchmark with parameters besides the scheduler (recording=...) prints a line per value.
         Pattern progress = Pattern.compile("^\\[ *(\\d+)/" + runs + "] \\S+( \\S+=\\S+)* +(gmp|fjp) +\\S.*\\((\\d+\\.\\d) s\\)$");
@@ -109,7 +109,7 @@ class BenchSmokeIT {
             assertEquals(handOffs.contains(benchmark), transitions != null, benchmark + ": the parameter on hand-offs only");
             boolean fast = result.get("jvmArgs").toString().contains("-XX:-DoJVMTIVirtualThreadTransitions");
             assertEquals(transitions != null && transitions.getAsString().equals("off"), fast,
-                    benchmark + " " + result.getAsJsonObject("params") + ": --fast's flags exactly in the off forks");
+                    benchmark + " " + result.getAsJsonObject("params") + ": the flag exactly in the off forks");
             String name = benchmark.substring("io.loomgmp.benchmarks.".length());
             // ProcessCpuProfiler on every fork: the process's CPU time per op and the cores it used
             JsonObject secondary = result.getAsJsonObject("secondaryMetrics");

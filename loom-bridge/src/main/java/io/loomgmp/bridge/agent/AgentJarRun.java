@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * {@code java -jar loom-gmp-agent.jar run [--agent-args K=V,K=V] [--fast] [--] <java args>}: the application
+ * {@code java -jar loom-gmp-agent.jar run [--agent-args K=V,K=V] [--] <java args>}: the application
  * on this JDK with this jar as its agent, for a user who has the jar and no checkout. The same as
  * typing {@code java -javaagent:<jar>[=K=V,K=V] <java args>} (which {@code ./loomgmp run} execs in
  * its own place); here the application is a child: its standard streams are this JVM's, its exit
@@ -20,12 +20,9 @@ import java.util.regex.Pattern;
  */
 final class AgentJarRun {
     static final String USAGE = """
-            usage: java -jar %1$s run [--agent-args K=V,K=V] [--fast] [--] <java args>
+            usage: java -jar %1$s run [--agent-args K=V,K=V] [--] <java args>
               runs java -javaagent:%1$s[=K=V,K=V] <java args> on this JDK (%2$s)
               --agent-args K=V,K=V  the agent's settings (java -jar %1$s lists them)
-              --fast                adds -XX:+UnlockExperimentalVMOptions -XX:-DoJVMTIVirtualThreadTransitions:
-                                    hand-offs without the JVMTI tax any agent brings; debuggers then cannot
-                                    reliably suspend or inspect virtual threads (the agent says so at start-up)
               --                    ends these options: everything after it goes to java
             e.g. java -jar %1$s run --agent-args parallelism=4 -jar app.jar
             """;
@@ -74,14 +71,11 @@ final class AgentJarRun {
      */
     static List<String> command(List<String> args, String agentJar) {
         StringBuilder agentArgs = new StringBuilder();
-        boolean fast = false;
         int i = 0;
         for (; i < args.size(); i++) {
             String arg = args.get(i);
             if (arg.equals("-h") || arg.equals("--help")) {
                 return null;
-            } else if (arg.equals("--fast")) {
-                fast = true;
             } else if (arg.equals("--agent-args") || arg.startsWith("--agent-args=")) {
                 String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : i + 1 < args.size() ? args.get(++i) : "";
                 for (String setting : value.split(",", -1)) {
@@ -104,9 +98,6 @@ final class AgentJarRun {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-javaagent:" + agentJar + (agentArgs.isEmpty() ? "" : "=" + agentArgs));
-        if (fast) {
-            command.addAll(JvmtiTransitions.OFF_OPTIONS);
-        }
         command.addAll(args.subList(i, args.size()));
         return command;
     }

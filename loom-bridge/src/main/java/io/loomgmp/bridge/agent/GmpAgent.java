@@ -57,8 +57,8 @@ import java.util.Set;
  *       the scheduler's MXBean once the platform MBean server exists (creating it here would
  *       cost every application about 0.3 s of start-up).</li>
  *   <li>If the JVM's arguments turn off JVMTI's virtual-thread transitions
- *       ({@code ./loomgmp run --fast}), say so in one line ({@link JvmtiTransitions}): it hides
- *       virtual threads from debuggers, and whoever reads the log should know.</li>
+ *       ({@code -XX:-DoJVMTIVirtualThreadTransitions}, which benchmarks of other schedulers use),
+ *       warn in one line ({@link JvmtiTransitions}): it is not safe with virtual threads.</li>
  * </ol>
  * VirtualThread is loaded but not yet initialised when this runs; its static initialiser still
  * creates the JDK's ForkJoinPool later, which under GMP stays unused and starts no thread.
@@ -175,17 +175,17 @@ public final class GmpAgent {
         if (settings.verbose()) {
             System.err.println(startupLine(AgentRelease.current(), settings.withTimers(timers)));
         }
-        reportFastMode();
+        warnOfTransitionsOff();
     }
 
     /** Step 9 of the class comment. */
-    private static void reportFastMode() {
+    private static void warnOfTransitionsOff() {
         try {
             if (JvmtiTransitions.off(JvmtiTransitions.runtimeArguments())) {
-                System.err.println(JvmtiTransitions.NOTICE);
+                System.err.println(JvmtiTransitions.WARNING);
             }
         } catch (ReflectiveOperationException | RuntimeException e) {
-            // Only the notice is lost: the flag itself is HotSpot's, in force either way.
+            // Only the warning is lost: the flag itself is HotSpot's, in force either way.
             System.err.println("loom-gmp: warning: cannot tell whether JVMTI virtual-thread transitions are off"
                     + " (jdk.internal.misc.VM.getRuntimeArguments(): " + e + ")");
         }

@@ -2,7 +2,6 @@ package io.loomgmp.bridge.agent;
 
 import org.junit.jupiter.api.Test;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,11 +26,5 @@ class JvmtiTransitionsTest {
         assertTrue(off("-XX:+DoJVMTIVirtualThreadTransitions", "-XX:DoJVMTIVirtualThreadTransitions=false"));
         // Another flag that merely starts with the name is not it.
         assertFalse(off("-XX:-DoJVMTIVirtualThreadTransitionsX"));
-    }
-
-    @Test
-    void theOptionsTheLaunchersAddAreTheOnesThatTurnThemOff() {
-        assertTrue(JvmtiTransitions.off(JvmtiTransitions.OFF_OPTIONS.toArray(String[]::new)));
-        assertEquals("-XX:+UnlockExperimentalVMOptions", JvmtiTransitions.OFF_OPTIONS.getFirst());
     }
 }
