@@ -1,0 +1,92 @@
+package io.loomgmp.demo;
+
+import example.probes.LoadedServer;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Section 1: a server loaded far past capacity with CPU-bound requests, the case a user adopts
+ * virtual threads for. What does a request cost, and how long do the unlucky ones wait?
+ */
+final class SaturatedServerSection {
+    /** A request's CPU work: long enough to dwarf the loopback I/O, far shorter than GMP's 10 ms time slice. */
+    static final long REQUEST_MICROS = 1_000;
+    /** Many more requests in flight than cores: the server is saturated whatever the machine. */
+    static final int CONNECTIONS_PER_CORE = 50;
+
+    private final DemoSizes sizes;
+    private final double stepsPerMicro;
+    private final int cores;
+
+    SaturatedServerSection(DemoSizes sizes, double stepsPerMicro, int cores) {
+        this.sizes = sizes;
+        this.stepsPerMicro = stepsPerMicro;
+        this.cores = cores;
+    }
+
+    void run(ChildJvm jvms, Report report) throws DemoFailure, InterruptedException {
+        int connections = CONNECTIONS_PER_CORE * cores;
+        List<String> args = List.of(String.valueOf(stepsPerMicro), String.valueOf(sizes.serverWarmUp().toMillis()),
+                String.valueOf(sizes.serverWindow().toMillis()), "req=" + connections + "x" + REQUEST_MICROS);
+        Duration bound = sizes.serverWarmUp().plus(sizes.serverWindow()).plusSeconds(60);
+        ChildOutput gmp = jvms.run(Scheduler.GMP, "saturated server", LoadedServer.class, args, bound);
+        Scheduler.GMP.checkCarriers(gmp.title(), gmp.text("carriers"));
+        ChildOutput fjp = jvms.run(Scheduler.FJP, "saturated server", LoadedServer.class, args, bound);
+        Scheduler.FJP.checkCarriers(fjp.title(), fjp.text("carriers"));
+
+        report.section("1. A saturated server: CPU per request and the tail",
+                connections + " connections over loopback TCP to a server with a virtual thread per connection; each"
+                        + " connection sends",
+                "requests of " + Figures.plainMillis(REQUEST_MICROS) + " ms of CPU back to back (" + CONNECTIONS_PER_CORE
+                        + " per core: far past what " + cores + " cores serve). The load generator",
+                "is platform threads in the same JVM. Measured over " + Figures.seconds(sizes.serverWindow()) + " after "
+                        + Figures.seconds(sizes.serverWarmUp()) + " of warm-up.");
+        report.columns("GMP", "FJP", "GMP/FJP");
+        double gmpRate = perSecond(gmp, "req.answers");
+        double fjpRate = perSecond(fjp, "req.answers");
+        report.row("requests per second", List.of(Figures.of(gmpRate), Figures.of(fjpRate), Figures.ratio(gmpRate, fjpRate)),
+                "answers per second: what the server gets done when it has more work than cores; higher is better.");
+        double gmpCpu = cpuMillisPerRequest(gmp);
+        double fjpCpu = cpuMillisPerRequest(fjp);
+        report.row("CPU per request (ms)", List.of(Figures.of(gmpCpu), Figures.of(fjpCpu), Figures.ratio(gmpCpu, fjpCpu)),
+                "the whole JVM's CPU time (server, load generator, GC, JIT) per answer; lower is better: the bill per request.");
+        latencyRow(report, "latency p50 (ms)", gmp, fjp, "req.p50Micros",
+                "half of the answers in the window came faster than this, from send to answer; lower is better.");
+        latencyRow(report, "latency p99 (ms)", gmp, fjp, "req.p99Micros",
+                "one answer in a hundred came slower than this: the tail your unluckiest users see; lower is better.");
+        latencyRow(report, "longest wait (ms)", gmp, fjp, "req.longestWaitMicros",
+                "the longest any request waited, counting those still unanswered when the window closed; lower is better.");
+        double gmpStarved = gmp.number("req.connectionsUnanswered");
+        double fjpStarved = fjp.number("req.connectionsUnanswered");
+        report.row("connections with no answer in " + Figures.seconds(sizes.serverWindow()),
+                List.of(Figures.count(gmpStarved), Figures.count(fjpStarved), Figures.ratio(gmpStarved, fjpStarved)),
+                "users who got nothing for the whole window (the percentiles above have no answer of theirs); 0 is best.");
+        double gmpCores = gmp.number("cpuNanos") / (gmp.number("windowMillis") * 1e6);
+        double fjpCores = fjp.number("cpuNanos") / (fjp.number("windowMillis") * 1e6);
+        report.row("cores busy", List.of(Figures.of(gmpCores), Figures.of(fjpCores)),
+                "CPU time over wall time: near " + cores + " means the JVM used every core; less, that it left some idle"
+                        + " or other processes took them.");
+        report.note("carriers: GMP " + gmp.text("carriers") + ", FJP " + fjp.text("carriers"));
+        report.flush();
+    }
+
+    static void latencyRow(Report report, String label, ChildOutput gmp, ChildOutput fjp, String key, String explanation)
+            throws DemoFailure {
+        double g = gmp.number(key);
+        double f = fjp.number(key);
+        report.row(label, List.of(Figures.millis(g), Figures.millis(f), Figures.ratio(g, f)), explanation);
+    }
+
+    static double perSecond(ChildOutput run, String answersKey) throws DemoFailure {
+        return run.number(answersKey) * 1_000 / run.number("windowMillis");
+    }
+
+    private static double cpuMillisPerRequest(ChildOutput run) throws DemoFailure {
+        double answers = run.number("answers");
+        if (answers == 0) {
+            throw new DemoFailure(run.title() + " answered no request in its window");
+        }
+        return run.number("cpuNanos") / answers / 1e6;
+    }
+}

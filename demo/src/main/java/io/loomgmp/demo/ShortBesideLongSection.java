@@ -1,0 +1,70 @@
+package io.loomgmp.demo;
+
+import example.probes.LoadedServer;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Section 2: fairness both ways. Short requests and long ones reach the same server at the same
+ * time, past capacity. Do short ones wait behind long ones (GMP's preemption says no), and do long
+ * ones still get their share (what preemption costs them)?
+ */
+final class ShortBesideLongSection {
+    static final long SHORT_MICROS = 100;
+    static final long LONG_MICROS = 100_000;
+    static final int SHORT_CONNECTIONS_PER_CORE = 16;
+    /** More long requests than cores: on a scheduler that never preempts, they can hold every carrier. */
+    static final int LONG_CONNECTIONS_PER_CORE = 2;
+
+    private final DemoSizes sizes;
+    private final double stepsPerMicro;
+    private final int cores;
+
+    ShortBesideLongSection(DemoSizes sizes, double stepsPerMicro, int cores) {
+        this.sizes = sizes;
+        this.stepsPerMicro = stepsPerMicro;
+        this.cores = cores;
+    }
+
+    void run(ChildJvm jvms, Report report) throws DemoFailure, InterruptedException {
+        int shortConnections = SHORT_CONNECTIONS_PER_CORE * cores;
+        int longConnections = LONG_CONNECTIONS_PER_CORE * cores;
+        List<String> args = List.of(String.valueOf(stepsPerMicro), String.valueOf(sizes.mixWarmUp().toMillis()),
+                String.valueOf(sizes.mixWindow().toMillis()), "short=" + shortConnections + "x" + SHORT_MICROS,
+                "long=" + longConnections + "x" + LONG_MICROS);
+        Duration bound = sizes.mixWarmUp().plus(sizes.mixWindow()).plusSeconds(60);
+        ChildOutput gmp = jvms.run(Scheduler.GMP, "short beside long requests", LoadedServer.class, args, bound);
+        Scheduler.GMP.checkCarriers(gmp.title(), gmp.text("carriers"));
+        ChildOutput fjp = jvms.run(Scheduler.FJP, "short beside long requests", LoadedServer.class, args, bound);
+        Scheduler.FJP.checkCarriers(fjp.title(), fjp.text("carriers"));
+
+        String window = Figures.seconds(sizes.mixWindow());
+        report.section("2. Short work beside long work, both ways",
+                "The same server; at the same time " + shortConnections + " connections send short requests ("
+                        + Figures.plainMillis(SHORT_MICROS) + " ms of CPU) and " + longConnections + " connections long",
+                "ones (" + Figures.plainMillis(LONG_MICROS) + " ms), back to back. GMP preempts a request that has run for its"
+                        + " 10 ms time slice while",
+                "others wait; FJP runs each until it blocks. Measured over " + window + " after "
+                        + Figures.seconds(sizes.mixWarmUp()) + " of warm-up.");
+        report.columns("GMP", "FJP", "GMP/FJP");
+        countRow(report, "short requests: answered", gmp, fjp, "short.answers",
+                "short requests answered in the " + window + " window; higher is better.");
+        SaturatedServerSection.latencyRow(report, "short requests: latency p99 (ms)", gmp, fjp, "short.p99Micros",
+                "how long a short request can wait behind long ones; lower is better.");
+        countRow(report, "long requests: answered", gmp, fjp, "long.answers",
+                "the long requests' share: answered in the " + window + " window; higher is better, 0 means they starved.");
+        SaturatedServerSection.latencyRow(report, "long requests: latency p99 (ms)", gmp, fjp, "long.p99Micros",
+                "what letting short ones through costs the long ones (few answers: near their slowest); lower is better.");
+        report.note("carriers: GMP " + gmp.text("carriers") + ", FJP " + fjp.text("carriers"));
+        report.flush();
+    }
+
+    private static void countRow(Report report, String label, ChildOutput gmp, ChildOutput fjp, String key,
+                                 String explanation) throws DemoFailure {
+        double g = gmp.number(key);
+        double f = fjp.number(key);
+        report.row(label, List.of(Figures.count(g), Figures.count(f), Figures.ratio(g, f)),
+                explanation);
+    }
+}
