@@ -18,9 +18,10 @@ public final class CpuBurn {
 
     /**
      * This core's speed in steps per microsecond, measured on the calling thread: about 0.3 s of
-     * warm-up so that the JIT compiles the loop, then the fastest of 10 runs of 10 ms. The fastest,
+     * warm-up so that the JIT compiles the loop, then the fastest of 30 runs of 5 ms. The fastest,
      * not the mean: another process can only make a run slower, and the figure should describe the
-     * core, not the moment.
+     * core, not the moment; runs that short mostly fit between two of the OS's time slices on a
+     * busy machine.
      */
     public static double calibrate() {
         long steps = 100_000;
@@ -31,9 +32,9 @@ public final class CpuBurn {
         }
         long start = System.nanoTime();
         sink += steps(SEED + sink, steps);
-        steps = Math.max(1_000, steps * 10_000_000L / Math.max(1, System.nanoTime() - start));
+        steps = Math.max(1_000, steps * 5_000_000L / Math.max(1, System.nanoTime() - start));
         double best = 0;
-        for (int run = 0; run < 10; run++) {
+        for (int run = 0; run < 30; run++) {
             start = System.nanoTime();
             sink += steps(SEED + sink, steps);
             best = Math.max(best, steps * 1_000.0 / Math.max(1, System.nanoTime() - start));
