@@ -44,11 +44,11 @@ public final class Demo {
         System.err.println("loom-gmp demo: calibrating the CPU loop the servers' requests run");
         // Measured here, once, and given to every server JVM: both schedulers' requests do the same work.
         double stepsPerMicro = CpuBurn.calibrate();
-        report.note("loom-gmp demo: GMP (the loom-gmp agent) beside the JDK's ForkJoinPool (FJP) on " + cores
+        report.note("loom-gmp demo: GMP (the loom-gmp agent) beside the JDK's ForkJoinPool (FJP): " + cores
                 + " CPUs, JDK " + Runtime.version() + ", " + System.getProperty("os.name") + " "
                 + System.getProperty("os.arch") + ".");
-        report.note("Each figure is measured once, in a JVM of its own per scheduler, and printed as measured;"
-                + " GMP/FJP is their ratio.");
+        report.note("Every figure comes from a JVM of its own per scheduler and is printed as measured; GMP/FJP"
+                + " is their ratio.");
         report.note("Timings vary from run to run, more on a busy machine: run it again before reading much into a"
                 + " ratio near 1.");
         try {

@@ -25,16 +25,17 @@ final class HandoffSection {
         }
         long threads = (long) runs[0].number("fanoutThreads");
 
-        report.section("4. Hand-off cost: virtual threads that do little but wake each other",
-                "A JVM per column; each figure is the median of its runs after a warm-up run.");
+        report.section("4. Hand-off cost: virtual threads that do little but wake each other", "A JVM per column;"
+                + " each figure is the median of its runs after a warm-up run.");
         report.columns("GMP", "GMP --fast", "FJP", "GMP/FJP", "fast/FJP");
         row(report, "ping-pong round trip (ns)", runs, "pingpongNanos",
-                "two virtual threads hand a token back and forth through SynchronousQueues; lower is better.");
+                "two virtual threads pass a token back and forth (SynchronousQueue); lower is better.");
         row(report, String.format("fan-out of %,d virtual threads (ms)", threads), runs, "fanoutMillis",
-                "one virtual thread starts them all (each does almost nothing) and waits for them; lower is better.");
-        report.note("GMP --fast: GMP with " + String.join(" ", Scheduler.FAST_FLAGS) + ". Any -javaagent makes the JVM");
-        report.note("  report every virtual-thread mount and unmount to JVMTI, a cost FJP without an agent does not pay;");
-        report.note("  these flags turn that off, which hides virtual threads from debuggers and other JVMTI tools.");
+                "one virtual thread starts them all (each does almost nothing) and waits; lower is better.");
+        report.note("GMP --fast: GMP with " + String.join(" ", Scheduler.FAST_FLAGS) + ".");
+        report.note("  Any -javaagent makes the JVM report every virtual-thread mount and unmount to JVMTI, a cost FJP");
+        report.note("  without an agent does not pay; these flags turn that off, which hides virtual threads from");
+        report.note("  debuggers and other JVMTI tools.");
         report.flush();
     }
 

@@ -33,27 +33,30 @@ final class PinnedSection {
         ChildOutput gmpHogs = jvms.run(Scheduler.GMP, "fairness probe", FairnessProbe.class, List.of(hogs), BOUND);
         ChildOutput fjpHogs = jvms.run(Scheduler.FJP, "fairness probe", FairnessProbe.class, List.of(hogs), BOUND);
 
-        report.section("3. Every carrier taken: does a new virtual thread still run?",
-                "Each row is a JVM per scheduler in which every carrier is held, then a new virtual thread starts.");
+        report.section("3. Every carrier taken: does a new virtual thread still run?", "Each row is a JVM per"
+                + " scheduler in which every carrier is held, by pinning or by CPU-bound virtual threads (hogs), while"
+                + " new virtual threads start. GMP's sysmon hands a blocked carrier's processor to another carrier and"
+                + " preempts hogs; FJP waits for them.");
         report.columns("GMP", "FJP", "GMP/FJP");
         pinnedRow(report, "pinned in a class initialiser: new thread (ms)", gmpClinit, fjpClinit,
-                "every carrier waits " + PinnedProbe.BLOCK_MILLIS + " ms inside a class initialiser (pinned); how long"
-                        + " until a new virtual thread has run; lower is better.");
+                "every carrier pinned " + PinnedProbe.BLOCK_MILLIS + " ms in a class initialiser: how soon a new"
+                        + " virtual thread runs; lower is better.");
         if (linux) {
             pinnedRow(report, "blocked reading a FIFO: new thread (ms)", gmpFifo, fjpFifo,
-                    "the same with every carrier blocked " + PinnedProbe.BLOCK_MILLIS + " ms in a native read"
-                            + " (JNI, a FIFO); lower is better.");
+                    "the same, every carrier blocked " + PinnedProbe.BLOCK_MILLIS + " ms reading a FIFO in native"
+                            + " code; lower is better.");
         } else {
             report.note("(no FIFO row: native blocking is detected on Linux only)");
         }
         String bound = FairnessProbe.HOG_BOUND.toSeconds() + " s";
         hogsRow(report, HOGS_PER_CORE + " CPU hogs per core: sleep(1) late by (ms)", gmpHogs, fjpHogs,
                 "sleepsFinishedWhileHogsRan", "worstLatenessMicros",
-                "worst lateness of " + FairnessProbe.SLEEPS + " x sleep(1 ms) beside spinning virtual threads; \"starved\": not done until the"
-                        + " hogs stopped (" + bound + ").");
+                "worst lateness of " + FairnessProbe.SLEEPS + " x sleep(1 ms) beside the hogs; starved: only after"
+                        + " the hogs stopped (" + bound + ").");
         hogsRow(report, HOGS_PER_CORE + " CPU hogs per core: new thread (ms)", gmpHogs, fjpHogs,
                 "freshThreadsRanWhileHogsRan", "freshThreadMicros",
-                "how long a virtual thread started beside the hogs waits to run (worst of " + FairnessProbe.FRESH_THREADS + "); lower is better.");
+                "how soon a virtual thread started beside the hogs runs (worst of " + FairnessProbe.FRESH_THREADS
+                        + "); lower is better.");
         report.flush();
     }
 

@@ -12,6 +12,8 @@ final class Report {
     private static final int LABEL_WIDTH = 46;
     private static final int COLUMN_WIDTH = 12;
     private static final String EXPLANATION = "      ";
+    /** Where a section's description wraps: a terminal of 100 columns shows it as written. */
+    private static final int WRAP = 100;
 
     private final PrintStream out;
 
@@ -19,13 +21,19 @@ final class Report {
         this.out = out;
     }
 
-    /** A blank line, the title, and lines that say what the section runs. */
-    void section(String title, String... description) {
+    /** A blank line, the title, and a paragraph that says what the section runs, wrapped. */
+    void section(String title, String description) {
         out.println();
         out.println(title);
-        for (String line : description) {
-            out.println("  " + line);
+        StringBuilder line = new StringBuilder(" ");
+        for (String word : description.split(" ")) {
+            if (line.length() + 1 + word.length() > WRAP) {
+                out.println(line);
+                line = new StringBuilder(" ");
+            }
+            line.append(' ').append(word);
         }
+        out.println(line);
     }
 
     /** The heading of the figure columns. */

@@ -35,38 +35,33 @@ final class SaturatedServerSection {
         ChildOutput fjp = jvms.run(Scheduler.FJP, "saturated server", LoadedServer.class, args, bound);
         Scheduler.FJP.checkCarriers(fjp.title(), fjp.text("carriers"));
 
-        report.section("1. A saturated server: CPU per request and the tail",
-                connections + " connections over loopback TCP to a server with a virtual thread per connection; each"
-                        + " connection sends",
-                "requests of " + Figures.plainMillis(REQUEST_MICROS) + " ms of CPU back to back (" + CONNECTIONS_PER_CORE
-                        + " per core: far past what " + cores + " cores serve). The load generator",
-                "is platform threads in the same JVM. Measured over " + Figures.seconds(sizes.serverWindow()) + " after "
-                        + Figures.seconds(sizes.serverWarmUp()) + " of warm-up.");
+        report.section("1. A saturated server: CPU per request and the tail", connections + " connections over"
+                + " loopback TCP to a server with a virtual thread per connection; each connection sends requests of "
+                + Figures.plainMillis(REQUEST_MICROS) + " ms of CPU back to back (" + CONNECTIONS_PER_CORE + " per core:"
+                + " far past what " + cores + " cores serve). The load generator is platform threads in the same JVM."
+                + " Measured over " + Figures.seconds(sizes.serverWindow()) + " after "
+                + Figures.seconds(sizes.serverWarmUp()) + " of warm-up.");
         report.columns("GMP", "FJP", "GMP/FJP");
         double gmpRate = perSecond(gmp, "req.answers");
         double fjpRate = perSecond(fjp, "req.answers");
         report.row("requests per second", List.of(Figures.of(gmpRate), Figures.of(fjpRate), Figures.ratio(gmpRate, fjpRate)),
-                "answers per second: what the server gets done when it has more work than cores; higher is better.");
+                "answers per second while the server has more work than cores; higher is better.");
         double gmpCpu = cpuMillisPerRequest(gmp);
         double fjpCpu = cpuMillisPerRequest(fjp);
         report.row("CPU per request (ms)", List.of(Figures.of(gmpCpu), Figures.of(fjpCpu), Figures.ratio(gmpCpu, fjpCpu)),
-                "the whole JVM's CPU time (server, load generator, GC, JIT) per answer; lower is better: the bill per request.");
+                "the JVM's CPU time (server, load generator, GC, JIT) per answer: the bill; lower is better.");
         latencyRow(report, "latency p50 (ms)", gmp, fjp, "req.p50Micros",
-                "half of the answers in the window came faster than this, from send to answer; lower is better.");
+                "half the answers came faster than this, counted from the send; lower is better.");
         latencyRow(report, "latency p99 (ms)", gmp, fjp, "req.p99Micros",
-                "one answer in a hundred came slower than this: the tail your unluckiest users see; lower is better.");
+                "one answer in 100 came slower: the tail your unluckiest users see; lower is better.");
         latencyRow(report, "longest wait (ms)", gmp, fjp, "req.longestWaitMicros",
-                "the longest any request waited, counting those still unanswered when the window closed; lower is better.");
+                "the longest wait of any request, answered or still waiting at the window's end; lower is better.");
         double gmpStarved = gmp.number("req.connectionsUnanswered");
         double fjpStarved = fjp.number("req.connectionsUnanswered");
         report.row("connections with no answer in " + Figures.seconds(sizes.serverWindow()),
                 List.of(Figures.count(gmpStarved), Figures.count(fjpStarved), Figures.ratio(gmpStarved, fjpStarved)),
-                "users who got nothing for the whole window (the percentiles above have no answer of theirs); 0 is best.");
-        double gmpCores = gmp.number("cpuNanos") / (gmp.number("windowMillis") * 1e6);
-        double fjpCores = fjp.number("cpuNanos") / (fjp.number("windowMillis") * 1e6);
-        report.row("cores busy", List.of(Figures.of(gmpCores), Figures.of(fjpCores)),
-                "CPU time over wall time: near " + cores + " means the JVM used every core; less, that it left some idle"
-                        + " or other processes took them.");
+                "users who got nothing in the whole window (the percentiles miss them); 0 is best.");
+        coresBusyRow(report, gmp, fjp, cores);
         report.note("carriers: GMP " + gmp.text("carriers") + ", FJP " + fjp.text("carriers"));
         report.flush();
     }
@@ -76,6 +71,14 @@ final class SaturatedServerSection {
         double g = gmp.number(key);
         double f = fjp.number(key);
         report.row(label, List.of(Figures.millis(g), Figures.millis(f), Figures.ratio(g, f)), explanation);
+    }
+
+    /** CPU time over wall time: whether the JVM had the cores (on a busy machine other processes take some). */
+    static void coresBusyRow(Report report, ChildOutput gmp, ChildOutput fjp, int cores) throws DemoFailure {
+        double g = gmp.number("cpuNanos") / (gmp.number("windowMillis") * 1e6);
+        double f = fjp.number("cpuNanos") / (fjp.number("windowMillis") * 1e6);
+        report.row("cores busy", List.of(Figures.of(g), Figures.of(f)), "CPU time over wall time: below " + cores
+                + ", the JVM left cores idle or other processes took them.");
     }
 
     static double perSecond(ChildOutput run, String answersKey) throws DemoFailure {

@@ -40,22 +40,25 @@ final class ShortBesideLongSection {
         Scheduler.FJP.checkCarriers(fjp.title(), fjp.text("carriers"));
 
         String window = Figures.seconds(sizes.mixWindow());
-        report.section("2. Short work beside long work, both ways",
-                "The same server; at the same time " + shortConnections + " connections send short requests ("
-                        + Figures.plainMillis(SHORT_MICROS) + " ms of CPU) and " + longConnections + " connections long",
-                "ones (" + Figures.plainMillis(LONG_MICROS) + " ms), back to back. GMP preempts a request that has run for its"
-                        + " 10 ms time slice while",
-                "others wait; FJP runs each until it blocks. Measured over " + window + " after "
-                        + Figures.seconds(sizes.mixWarmUp()) + " of warm-up.");
+        report.section("2. Short work beside long work, both ways", "The same server; at the same time "
+                + shortConnections + " connections send short requests (" + Figures.plainMillis(SHORT_MICROS)
+                + " ms of CPU) and " + longConnections + " connections long ones (" + Figures.plainMillis(LONG_MICROS)
+                + " ms), back to back. GMP preempts a request that computes while others wait (after its 10 ms time"
+                + " slice, or 1 ms when work queues for its processor); FJP runs each until it blocks. Measured over "
+                + window + " after " + Figures.seconds(sizes.mixWarmUp()) + " of warm-up.");
         report.columns("GMP", "FJP", "GMP/FJP");
         countRow(report, "short requests: answered", gmp, fjp, "short.answers",
                 "short requests answered in the " + window + " window; higher is better.");
         SaturatedServerSection.latencyRow(report, "short requests: latency p99 (ms)", gmp, fjp, "short.p99Micros",
-                "how long a short request can wait behind long ones; lower is better.");
+                "how long a short request waits behind long ones; lower is better.");
+        SaturatedServerSection.latencyRow(report, "short requests: longest wait (ms)", gmp, fjp,
+                "short.longestWaitMicros", "counting those still waiting at the window's end, which p99 misses; lower is"
+                        + " better.");
         countRow(report, "long requests: answered", gmp, fjp, "long.answers",
-                "the long requests' share: answered in the " + window + " window; higher is better, 0 means they starved.");
+                "the long requests' share of the " + window + " window; higher is better, 0 means they starved.");
         SaturatedServerSection.latencyRow(report, "long requests: latency p99 (ms)", gmp, fjp, "long.p99Micros",
-                "what letting short ones through costs the long ones (few answers: near their slowest); lower is better.");
+                "what letting short ones through costs a long one (few answers: about their slowest); lower is better.");
+        SaturatedServerSection.coresBusyRow(report, gmp, fjp, cores);
         report.note("carriers: GMP " + gmp.text("carriers") + ", FJP " + fjp.text("carriers"));
         report.flush();
     }

@@ -69,6 +69,9 @@ class DemoIT {
         String section = section("2. Short work beside long work");
         double[] shortAnswers = figures(section, "short requests: answered", 3);
         double[] longAnswers = figures(section, "long requests: answered", 3);
+        double[] cores = positive(section, "cores busy");
+        assertTrue(cores[0] <= Runtime.getRuntime().availableProcessors() * 1.1 + 0.1
+                && cores[1] <= Runtime.getRuntime().availableProcessors() * 1.1 + 0.1, section);
         String[] shortP99 = cells(section, "short requests: latency p99 (ms)");
         String[] longP99 = cells(section, "long requests: latency p99 (ms)");
         for (double[] answers : List.of(shortAnswers, longAnswers)) {
@@ -76,8 +79,10 @@ class DemoIT {
                 assertRatio(answers[0], answers[1], answers[2], section);
             }
         }
+        double[] shortLongest = positive(section, "short requests: longest wait (ms)");
         for (int s = 0; s < 2; s++) {
             assertTrue(shortAnswers[s] + longAnswers[s] > 0, "each server answered something\n" + section);
+            assertTrue(shortAnswers[s] == 0 || number(shortP99[s]) <= shortLongest[s], "p99 <= longest wait\n" + section);
             // A class may starve in the small window (that is a result), but then it has no latency.
             assertLatency(shortAnswers[s], shortP99[s], 0.05, section);
             assertLatency(longAnswers[s], longP99[s], 50, section);
@@ -128,8 +133,9 @@ class DemoIT {
             assertRatio(figures[0], figures[2], figures[3], section);
             assertRatio(figures[1], figures[2], figures[4], section);
         }
-        assertTrue(section.contains("-XX:+UnlockExperimentalVMOptions -XX:-DoJVMTIVirtualThreadTransitions")
-                && section.contains("debuggers"), "says what --fast is and what it hides\n" + section);
+        assertTrue(section.contains("GMP --fast: GMP with -XX:+UnlockExperimentalVMOptions"
+                + " -XX:-DoJVMTIVirtualThreadTransitions.") && section.contains("hides virtual threads from") && section.contains("debuggers"),
+                "says what --fast is and what it hides\n" + section);
     }
 
     @Test
@@ -143,7 +149,7 @@ class DemoIT {
                         "no explanation under '" + lines[i] + "'\n" + demo.stdout());
             }
         }
-        assertEquals(LINUX ? 17 : 16, rows, "rows with figures\n" + demo.stdout());
+        assertEquals(LINUX ? 19 : 18, rows, "rows with figures\n" + demo.stdout());
         Matcher took = Pattern.compile("(?m)^The demo took (\\d+\\.\\d) s\\.$").matcher(demo.stdout());
         assertTrue(took.find() && Double.parseDouble(took.group(1)) > 1, demo.stdout());
         assertTrue(demo.stderr().contains("loom-gmp demo: saturated server on GMP")
