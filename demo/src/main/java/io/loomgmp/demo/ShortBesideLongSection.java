@@ -54,6 +54,9 @@ final class ShortBesideLongSection {
         SaturatedServerSection.latencyRow(report, "short requests: longest wait (ms)", gmp, fjp,
                 "short.longestWaitMicros", "counting those still waiting at the window's end, which p99 misses; lower is"
                         + " better.");
+        countRow(report, "short connections with no answer", gmp, fjp, "short.connectionsUnanswered",
+                "of " + shortConnections + ": users of short requests who got nothing in the " + window + " window; 0 is"
+                        + " best.");
         countRow(report, "long requests: answered", gmp, fjp, "long.answers",
                 "the long requests' share of the " + window + " window; higher is better, 0 means they starved.");
         SaturatedServerSection.latencyRow(report, "long requests: latency p99 (ms)", gmp, fjp, "long.p99Micros",
