@@ -1,13 +1,12 @@
 package io.loomgmp.demo;
 
-import example.probes.LoadedServer;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
  * Section 1: a server loaded far past capacity with CPU-bound requests, the case a user adopts
  * virtual threads for. What does a request cost, and how long do the unlucky ones wait?
+ * ({@link example.probes.LoadedServer})
  */
 final class SaturatedServerSection {
     /** A request's CPU work: long enough to dwarf the loopback I/O, far shorter than GMP's 10 ms time slice. */
@@ -30,10 +29,9 @@ final class SaturatedServerSection {
         List<String> args = List.of(String.valueOf(stepsPerMicro), String.valueOf(sizes.serverWarmUp().toMillis()),
                 String.valueOf(sizes.serverWindow().toMillis()), "req=" + connections + "x" + REQUEST_MICROS);
         Duration bound = sizes.serverWarmUp().plus(sizes.serverWindow()).plusSeconds(60);
-        ChildOutput gmp = jvms.run(Scheduler.GMP, "saturated server", LoadedServer.class, args, bound);
-        Scheduler.GMP.checkCarriers(gmp.title(), gmp.text("carriers"));
-        ChildOutput fjp = jvms.run(Scheduler.FJP, "saturated server", LoadedServer.class, args, bound);
-        Scheduler.FJP.checkCarriers(fjp.title(), fjp.text("carriers"));
+        ServerComparison runs = ServerComparison.run(jvms, "saturated server", args, bound);
+        ChildOutput gmp = runs.gmp();
+        ChildOutput fjp = runs.fjp();
 
         report.section("1. A saturated server: CPU per request and the tail", connections + " connections over"
                 + " loopback TCP to a server with a virtual thread per connection; each connection sends requests of "
@@ -50,38 +48,21 @@ final class SaturatedServerSection {
         double fjpCpu = cpuMillisPerRequest(fjp);
         report.row("CPU per request (ms)", List.of(Figures.of(gmpCpu), Figures.of(fjpCpu), Figures.ratio(gmpCpu, fjpCpu)),
                 "the JVM's CPU time (server, load generator, GC, JIT) per answer: the bill; lower is better.");
-        latencyRow(report, "latency p50 (ms)", gmp, fjp, "req.p50Micros",
+        runs.latencyRow(report, "latency p50 (ms)", "req.p50Micros",
                 "half the answers came faster than this, counted from the send; lower is better.");
-        latencyRow(report, "latency p99 (ms)", gmp, fjp, "req.p99Micros",
+        runs.latencyRow(report, "latency p99 (ms)", "req.p99Micros",
                 "one answer in 100 came slower: the tail your unluckiest users see; lower is better.");
-        latencyRow(report, "longest wait (ms)", gmp, fjp, "req.longestWaitMicros",
+        runs.latencyRow(report, "longest wait (ms)", "req.longestWaitMicros",
                 "the longest wait of any request, answered or still waiting at the window's end; lower is better.");
-        double gmpStarved = gmp.number("req.connectionsUnanswered");
-        double fjpStarved = fjp.number("req.connectionsUnanswered");
-        report.row("connections with no answer in " + Figures.seconds(sizes.serverWindow()),
-                List.of(Figures.count(gmpStarved), Figures.count(fjpStarved), Figures.ratio(gmpStarved, fjpStarved)),
-                "users who got nothing in the whole window (the percentiles miss them); 0 is best.");
-        coresBusyRow(report, gmp, fjp, cores);
-        report.note("carriers: GMP " + gmp.text("carriers") + ", FJP " + fjp.text("carriers"));
+        runs.countRow(report, "connections with no answer in " + Figures.seconds(sizes.serverWindow()),
+                "req.connectionsUnanswered", "users who got nothing in the whole window (the percentiles miss them); 0 is"
+                        + " best.");
+        runs.coresBusyRow(report, cores);
+        runs.carriersNote(report);
         report.flush();
     }
 
-    static void latencyRow(Report report, String label, ChildOutput gmp, ChildOutput fjp, String key, String explanation)
-            throws DemoFailure {
-        double g = gmp.number(key);
-        double f = fjp.number(key);
-        report.row(label, List.of(Figures.millis(g), Figures.millis(f), Figures.ratio(g, f)), explanation);
-    }
-
-    /** CPU time over wall time: whether the JVM had the cores (on a busy machine other processes take some). */
-    static void coresBusyRow(Report report, ChildOutput gmp, ChildOutput fjp, int cores) throws DemoFailure {
-        double g = gmp.number("cpuNanos") / (gmp.number("windowMillis") * 1e6);
-        double f = fjp.number("cpuNanos") / (fjp.number("windowMillis") * 1e6);
-        report.row("cores busy", List.of(Figures.of(g), Figures.of(f)), "CPU time over wall time: below " + cores
-                + ", the JVM left cores idle or other processes took them.");
-    }
-
-    static double perSecond(ChildOutput run, String answersKey) throws DemoFailure {
+    private static double perSecond(ChildOutput run, String answersKey) throws DemoFailure {
         return run.number(answersKey) * 1_000 / run.number("windowMillis");
     }
 

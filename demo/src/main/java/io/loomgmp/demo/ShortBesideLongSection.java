@@ -1,14 +1,12 @@
 package io.loomgmp.demo;
 
-import example.probes.LoadedServer;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
  * Section 2: fairness both ways. Short requests and long ones reach the same server at the same
  * time, past capacity. Do short ones wait behind long ones (GMP's preemption says no), and do long
- * ones still get their share (what preemption costs them)?
+ * ones still get their share (what preemption costs them)? ({@link example.probes.LoadedServer})
  */
 final class ShortBesideLongSection {
     static final long SHORT_MICROS = 100;
@@ -34,10 +32,7 @@ final class ShortBesideLongSection {
                 String.valueOf(sizes.mixWindow().toMillis()), "short=" + shortConnections + "x" + SHORT_MICROS,
                 "long=" + longConnections + "x" + LONG_MICROS);
         Duration bound = sizes.mixWarmUp().plus(sizes.mixWindow()).plusSeconds(60);
-        ChildOutput gmp = jvms.run(Scheduler.GMP, "short beside long requests", LoadedServer.class, args, bound);
-        Scheduler.GMP.checkCarriers(gmp.title(), gmp.text("carriers"));
-        ChildOutput fjp = jvms.run(Scheduler.FJP, "short beside long requests", LoadedServer.class, args, bound);
-        Scheduler.FJP.checkCarriers(fjp.title(), fjp.text("carriers"));
+        ServerComparison runs = ServerComparison.run(jvms, "short beside long requests", args, bound);
 
         String window = Figures.seconds(sizes.mixWindow());
         report.section("2. Short work beside long work, both ways", "The same server; at the same time "
@@ -47,30 +42,22 @@ final class ShortBesideLongSection {
                 + " slice, or 1 ms when work queues for its processor); FJP runs each until it blocks. Measured over "
                 + window + " after " + Figures.seconds(sizes.mixWarmUp()) + " of warm-up.");
         report.columns("GMP", "FJP", "GMP/FJP");
-        countRow(report, "short requests: answered", gmp, fjp, "short.answers",
+        runs.countRow(report, "short requests: answered", "short.answers",
                 "short requests answered in the " + window + " window; higher is better.");
-        SaturatedServerSection.latencyRow(report, "short requests: latency p99 (ms)", gmp, fjp, "short.p99Micros",
+        runs.latencyRow(report, "short requests: latency p99 (ms)", "short.p99Micros",
                 "how long a short request waits behind long ones; lower is better.");
-        SaturatedServerSection.latencyRow(report, "short requests: longest wait (ms)", gmp, fjp,
+        runs.latencyRow(report, "short requests: longest wait (ms)",
                 "short.longestWaitMicros", "counting those still waiting at the window's end, which p99 misses; lower is"
                         + " better.");
-        countRow(report, "short connections with no answer", gmp, fjp, "short.connectionsUnanswered",
+        runs.countRow(report, "short connections with no answer", "short.connectionsUnanswered",
                 "of " + shortConnections + ": users of short requests who got nothing in the " + window + " window; 0 is"
                         + " best.");
-        countRow(report, "long requests: answered", gmp, fjp, "long.answers",
+        runs.countRow(report, "long requests: answered", "long.answers",
                 "the long requests' share of the " + window + " window; higher is better, 0 means they starved.");
-        SaturatedServerSection.latencyRow(report, "long requests: latency p99 (ms)", gmp, fjp, "long.p99Micros",
+        runs.latencyRow(report, "long requests: latency p99 (ms)", "long.p99Micros",
                 "what letting short ones through costs a long one (few answers: about their slowest); lower is better.");
-        SaturatedServerSection.coresBusyRow(report, gmp, fjp, cores);
-        report.note("carriers: GMP " + gmp.text("carriers") + ", FJP " + fjp.text("carriers"));
+        runs.coresBusyRow(report, cores);
+        runs.carriersNote(report);
         report.flush();
-    }
-
-    private static void countRow(Report report, String label, ChildOutput gmp, ChildOutput fjp, String key,
-                                 String explanation) throws DemoFailure {
-        double g = gmp.number(key);
-        double f = fjp.number(key);
-        report.row(label, List.of(Figures.count(g), Figures.count(f), Figures.ratio(g, f)),
-                explanation);
     }
 }
