@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 public final class FairnessProbe {
     /** How long the hogs spin unless the probe finishes first. */
     public static final Duration HOG_BOUND = Duration.ofSeconds(3);
-    static final int SLEEPS = 20;
-    static final int FRESH_THREADS = 5;
+    public static final int SLEEPS = 20;
+    public static final int FRESH_THREADS = 5;
 
     private static volatile boolean stop;
     private static volatile long sink;

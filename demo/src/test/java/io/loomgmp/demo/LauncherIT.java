@@ -280,7 +280,7 @@ class LauncherIT {
         String test = launcher("help", "test").stdout();
         assertTrue(test.contains("6 to 10 minutes on 2 cores"), test);
         String demo = launcher("help", "demo").stdout();
-        assertTrue(demo.contains("about 40 s") && demo.contains("--small about 20 s"), demo);
+        assertTrue(demo.contains("about 30 s") && demo.contains("--small about 20 s"), demo);
         assertTrue(launcher("help", "soak").stdout().contains("default 10 min"));
     }
 

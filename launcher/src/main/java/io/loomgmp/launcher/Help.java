@@ -38,8 +38,8 @@ final class Help {
             Map.entry("time_bench_saturation", "about 12 min"), // 40 cells (SaturationProfile.FULL)
             Map.entry("time_bench_saturation_quick", "about 2.5 min"), // 18 cells
             Map.entry("time_bench_saturation_smoke", "under a minute"),
-            Map.entry("time_demo", "about 40 s"),
-            Map.entry("time_demo_small", "about 20 s"),
+            Map.entry("time_demo", "about 30 s"), // 30.5 and 31.1 s on 2026-11-28; 38 to 41 s beside other builds
+            Map.entry("time_demo_small", "about 20 s"), // 19.3 s; 20 to 21 s beside other builds
             Map.entry("time_test", "6 to 10 minutes"), // about 6 on a quiet machine, 10 beside a CPU hog
             Map.entry("time_soak", "10 min")); // the soak's default --duration (SoakOptions)
 
@@ -256,10 +256,22 @@ final class Help {
 
     private static final String DEMO = """
             demo [--small]
-            GMP against the JDK's ForkJoinPool on the same workloads, side by side (${time_demo}; --small ${time_demo_small})
+            GMP beside the JDK's ForkJoinPool on what users choose a scheduler for, side by side (${time_demo}; --small ${time_demo_small})
 
-              --small      smaller workloads: ${time_demo_small} instead of ${time_demo}
+              --small      shorter windows, smaller hand-off workloads: ${time_demo_small} instead of ${time_demo}
               -h, --help   this help
+            Each workload runs in a JVM of its own per scheduler; a line under every row says what it means:
+              1. a saturated server (a virtual thread per connection on loopback TCP, 50 connections per core
+                 sending requests of 1 ms of CPU): requests/s, CPU per request, p50 and p99 latency, the
+                 longest wait, connections that got no answer, cores busy;
+              2. short requests (0.1 ms) beside long ones (100 ms), both at once: each class's answers and p99,
+                 the short ones' longest wait and connections that got no answer;
+              3. every carrier pinned (a class initialiser; a FIFO read, on Linux) or held by CPU hogs: how
+                 soon a new virtual thread runs;
+              4. the hand-off cost (ping-pong, fan-out) on GMP, on GMP --fast (the JVMTI virtual-thread
+                 transitions off, which hides virtual threads from debuggers) and on ForkJoinPool.
+            Figures are printed as measured, with GMP/FJP ratios; a JVM that fails, or outlives its bound and
+            is killed, stops the demo with status 1. Tables on standard output, progress on standard error.
             Writes nothing; builds the agent and the demo first if they are missing or their sources changed.
 
             Example:

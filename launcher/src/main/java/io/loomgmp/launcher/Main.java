@@ -194,6 +194,12 @@ public final class Main {
         if (wantsHelp(args)) {
             return print(help.of("demo"));
         }
+        // The demo checks its arguments too; here a typo fails before anything is built.
+        for (String arg : args) {
+            if (!arg.equals("--small")) {
+                throw new UsageError("'demo' takes --small only, not '" + arg + "'", "demo");
+            }
+        }
         build.ensureBuilt(Checkout.Jar.AGENT, Checkout.Jar.DEMO);
         return Processes.replaceWith(RunCommand.concat(List.of(Processes.java(), "-jar",
                 checkout.jar(Checkout.Jar.DEMO).toString(), "--agent", checkout.agentJar().toString()), args));
