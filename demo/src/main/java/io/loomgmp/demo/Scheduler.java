@@ -7,17 +7,7 @@ import java.util.List;
 /** A column of the demo's tables: which scheduler a JVM runs its virtual threads on, and how it is started. */
 enum Scheduler {
     GMP("GMP", "gmp-M"),
-    /** GMP without the JVMTI virtual-thread transitions that any {@code -javaagent} turns on. */
-    GMP_FAST("GMP --fast", "gmp-M"),
     FJP("FJP", "ForkJoinPool-");
-
-    /**
-     * With any agent, HotSpot posts every virtual-thread mount and unmount to JVMTI, a cost FJP
-     * without an agent does not pay; these flags turn that off (and with it debuggers' view of
-     * virtual threads).
-     */
-    static final List<String> FAST_FLAGS = List.of("-XX:+UnlockExperimentalVMOptions",
-            "-XX:-DoJVMTIVirtualThreadTransitions");
 
     final String column;
     private final String carrierPrefix;
@@ -30,11 +20,8 @@ enum Scheduler {
     /** The JVM options that put a JVM's virtual threads on this scheduler. */
     List<String> jvmArgs(Path agent) {
         List<String> args = new ArrayList<>();
-        if (this != FJP) {
+        if (this == GMP) {
             args.add("-javaagent:" + agent);
-        }
-        if (this == GMP_FAST) {
-            args.addAll(FAST_FLAGS);
         }
         return args;
     }

@@ -16,8 +16,6 @@ class SchedulerTest {
     @Test
     void eachColumnStartsItsJvmItsOwnWay() {
         assertEquals(List.of("-javaagent:agent.jar"), Scheduler.GMP.jvmArgs(AGENT));
-        assertEquals(List.of("-javaagent:agent.jar", "-XX:+UnlockExperimentalVMOptions",
-                "-XX:-DoJVMTIVirtualThreadTransitions"), Scheduler.GMP_FAST.jvmArgs(AGENT));
         assertEquals(List.of(), Scheduler.FJP.jvmArgs(AGENT));
     }
 
@@ -26,8 +24,8 @@ class SchedulerTest {
         assertDoesNotThrow(() -> Scheduler.GMP.checkCarriers("server", "gmp-M*"));
         assertDoesNotThrow(() -> Scheduler.FJP.checkCarriers("server", "ForkJoinPool-1-worker-*"));
         DemoFailure steppedAside = assertThrows(DemoFailure.class,
-                () -> Scheduler.GMP_FAST.checkCarriers("server", "ForkJoinPool-1-worker-*"));
-        assertTrue(steppedAside.getMessage().contains("server on GMP --fast: its virtual threads ran on ForkJoinPool"),
+                () -> Scheduler.GMP.checkCarriers("server", "ForkJoinPool-1-worker-*"));
+        assertTrue(steppedAside.getMessage().contains("server on GMP: its virtual threads ran on ForkJoinPool"),
                 steppedAside.getMessage());
         assertThrows(DemoFailure.class, () -> Scheduler.GMP.checkCarriers("server", "gmp-M*,ForkJoinPool-1-worker-*"));
         assertThrows(DemoFailure.class, () -> Scheduler.FJP.checkCarriers("server", ""));

@@ -268,8 +268,7 @@ final class Help {
                  the short ones' longest wait and connections that got no answer;
               3. every carrier pinned (a class initialiser; a FIFO read, on Linux) or held by CPU hogs: how
                  soon a new virtual thread runs;
-              4. the hand-off cost (ping-pong, fan-out) on GMP, on GMP --fast (the JVMTI virtual-thread
-                 transitions off, which hides virtual threads from debuggers) and on ForkJoinPool.
+              4. the hand-off cost (ping-pong, fan-out), and how much of it is the JVMTI tax any agent brings.
             Figures are printed as measured, with GMP/FJP ratios; a JVM that fails, or outlives its bound and
             is killed, stops the demo with status 1. Tables on standard output, progress on standard error.
             Writes nothing; builds the agent and the demo first if they are missing or their sources changed.
