@@ -21,12 +21,6 @@ enum Counter {
     STOLEN_TASKS,
     /** Times this P's ring was full and half of it moved to the global queue. */
     OVERFLOWS,
-    /**
-     * Woken tasks moved from this P's {@code runnext} to the global queue for an idle P, so that a
-     * partner spinning in a {@code SynchronousQueue} meets it on another core
-     * ({@code Scheduling.hasQueuedWorkBeforeSpinning}).
-     */
-    SPREAD_WAKEUPS,
     /** Times a carrier holding this P started spinning (searching for work). */
     SPINS
 }

@@ -59,7 +59,7 @@ final class DispatcherAccessImpl implements DispatcherAccess {
     @Override
     public boolean hasQueuedWork(Thread carrier) {
         Carrier m = CarrierTable.of(carrier);
-        return m != null && m.scheduling.hasQueuedWorkBeforeSpinning(m);
+        return m != null && m.p != null && !m.p.runQueue.isEmpty();
     }
 
     @Override

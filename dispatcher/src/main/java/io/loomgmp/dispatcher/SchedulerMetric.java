@@ -76,10 +76,7 @@ public enum SchedulerMetric {
     TIMERS_FIRED(Kind.COUNTER, "loomgmp.timers.fired", null, null, null, null,
             "Timers run: sleeps and timeouts that expired", r -> r.sumOverEveryP(p -> p.timers.fired())),
     FAILURES(Kind.COUNTER, "loomgmp.failures", null, null, null, null,
-            "Failures inside the scheduler it recovered from (see SchedulerFailure)", r -> r.s().failures.count()),
-    SPREAD_WAKEUPS(Kind.COUNTER, "loomgmp.wakeups.spread", null, null, Units.TASKS, null,
-            "Woken tasks sent from runnext to an idle P, so that a partner spinning in a SynchronousQueue meets them on"
-                    + " another core", r -> r.total(Counter.SPREAD_WAKEUPS));
+            "Failures inside the scheduler it recovered from (see SchedulerFailure)", r -> r.s().failures.count());
 
     /** Whether a figure is a level now or a count since the scheduler started. */
     public enum Kind {

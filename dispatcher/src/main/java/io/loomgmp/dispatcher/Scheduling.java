@@ -257,45 +257,6 @@ final class Scheduling {
     }
 
     /**
-     * The JDK's spin heuristic, asked by a virtual thread on carrier {@code m} that is about to
-     * block in a {@code SynchronousQueue}, {@code LinkedTransferQueue} or {@code Exchanger}: should
-     * it park at once (true: its P has queued work, which only its parking lets run) or spin first
-     * (false)? Never throws.
-     *
-     * <p><b>An idle core.</b> The usual case is a hand-off: the caller has just made its partner
-     * runnable, into its P's {@code runnext}, and will wait for the answer. With every P busy the
-     * answer is true and the partner runs next on this carrier (locality, Go's runnext). But while
-     * a P is idle, both could run at once on two cores, each spinning in the queue, as on
-     * ForkJoinPool, where later hand-offs then need no scheduling at all. So when {@code runnext}
-     * is the P's only queued work and some P is idle or a carrier is spinning in search of work,
-     * the partner moves to the global queue, where that carrier (or one woken for the idle P)
-     * takes it, and the answer is false: the caller spins. The moment no P is idle and nobody
-     * searches, the answer is runnext's again. A heuristic on racy reads: a wrong guess moves one
-     * task to another queue (as a steal would) or costs one spin.
-     */
-    boolean hasQueuedWorkBeforeSpinning(Carrier m) {
-        Processor p = m.p;
-        if (p == null) {
-            return false;
-        }
-        if ((idle.idleProcs() > 0 || idle.spinning() > 0) && p.runQueue.size() == 0 && p.runQueue.hasNext()
-                && m.thread == Thread.currentThread() && p.beginOwnerOp(m)) {
-            Runnable partner;
-            try {
-                partner = p.runQueue.pollNext(); // as the P's owner: beginOwnerOp
-            } finally {
-                p.endOwnerOp(m);
-            }
-            if (partner != null) {
-                p.count(Counter.SPREAD_WAKEUPS);
-                submitGlobal(partner, true, false); // from our carrier: never rejected
-                wakeAfterQueueing(false);
-            }
-        }
-        return !p.runQueue.isEmpty();
-    }
-
-    /**
      * After a task was queued: a P's ring ({@code local}) or the global queue. Never throws
      * ({@link Idle#wakeP} reports its failures).
      */
