@@ -29,11 +29,11 @@ final class Help {
 
     /** How long the long commands take, measured on 2 cores; the docs quote these. */
     private static final Map<String, String> TIMES = Map.ofEntries(
-            Map.entry("time_bench", "about 65 min"), // the full run (64 min 36 s on 2026-11-28)
+            Map.entry("time_bench", "about 73 min"), // estimated: 64 min 36 s on 2026-11-28, and 14 runs without JVMTI transitions since (about 36 s each)
             Map.entry("time_bench_published", "64 min 34 s"), // the last published full run (2026-11-28)
-            Map.entry("time_bench_quick", "about 6.5 min"),
-            Map.entry("time_bench_smoke", "about 1.5 min"),
-            Map.entry("time_bench_first_seconds", "about 25 min"), // estimated: 126 runs x 5 fresh JVMs of about 2.3 s
+            Map.entry("time_bench_quick", "about 7.5 min"), // estimated: 6.5 min, and 14 runs of about 5 s since
+            Map.entry("time_bench_smoke", "about 2 min"), // estimated: 1.5 min, and 14 runs of about 3 s since
+            Map.entry("time_bench_first_seconds", "about 30 min"), // estimated: 20 of its 126 runs took 5 min
             Map.entry("time_bench_startup", "about 6 min"), // with run.sh's default 10 runs
             Map.entry("time_bench_saturation", "about 12 min"), // 40 cells (SaturationProfile.FULL)
             Map.entry("time_bench_saturation_quick", "about 2.5 min"), // 18 cells

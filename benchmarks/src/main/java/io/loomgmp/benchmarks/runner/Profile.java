@@ -18,7 +18,7 @@ public enum Profile {
      */
     FULL("full", 2, 3, TimeValue.seconds(2), 5, TimeValue.seconds(2), Map.of()),
     /**
-     * About 6.5 minutes on 2 cores (3 min 41 s for 50 configurations, 88 now): one fork, short
+     * About 7.5 minutes on 2 cores (estimated: 3 min 41 s for 50 configurations, 126 runs now): one fork, short
      * iterations. Five of them, not three: JMH's error is the 99.9 % interval of Student's t, whose
      * factor falls from 31.6 at 2 degrees of freedom to 8.6 at 4, so three long iterations give
      * error bars too wide to say anything.
