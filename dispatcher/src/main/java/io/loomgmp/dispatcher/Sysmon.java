@@ -63,6 +63,8 @@ final class Sysmon implements Runnable {
     /** Rounds that looked at the Ps, and those of them that acted: for tests of the cadence. Sysmon writes them. */
     volatile long rounds;
     volatile long actedRounds;
+    /** Rounds whose sleep a pending second look ({@code Retake.lookAgainAt}) cut short; single writer. */
+    volatile long lookAgainRounds;
     /** False in the tests' deterministic mode: no thread, no rounds. */
     final boolean enabled;
     /** What each round does; its state is sysmon's thread's, but for what it says it publishes. */
@@ -194,6 +196,7 @@ final class Sysmon implements Runnable {
             long lookAgainAt = retake.lookAgainAt();
             if (lookAgainAt != 0 && lookAgainAt - now < sleep) {
                 sleep = lookAgainAt - now;
+                lookAgainRounds++; // single writer
             }
             sleep = Math.max(MIN_DELAY_NANOS, sleep);
         }
