@@ -92,7 +92,9 @@ final class FloorTable {
         for (HandOff handOff : HAND_OFFS) {
             boolean present = false;
             for (Comparison c : comparisons) {
-                if (c.benchmark().equals(handOff.benchmark()) && c.metric().isEmpty()) {
+                // Not the runs without JVMTI transitions: the floors were measured with them.
+                if (c.benchmark().equals(handOff.benchmark()) && c.metric().isEmpty()
+                        && !c.params().contains("jvmtiTransitions=off")) {
                     int count = handOff.handOffs().applyAsInt(c);
                     table.append(row(c, String.format(Locale.ROOT, "%,d", count), count, gmp, fjp, false, false));
                     present = true;

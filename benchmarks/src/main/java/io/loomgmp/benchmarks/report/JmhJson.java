@@ -42,6 +42,9 @@ final class JmhJson {
                 run.getAsJsonObject("params").entrySet().forEach(p -> params.put(p.getKey(), p.getValue().getAsString()));
             }
             String scheduler = params.remove("scheduler");
+            // The default needs no name: the hand-off benchmarks' usual rows keep their labels,
+            // and only the runs without JVMTI transitions say so (HandOffBenchmark).
+            params.remove("jvmtiTransitions", "on");
             int slot = switch (scheduler == null ? "" : scheduler) {
                 case "gmp" -> 0;
                 case "fjp" -> 1;

@@ -33,6 +33,19 @@ class JmhJsonTest {
     }
 
     @Test
+    void theDefaultJvmtiTransitionsGoUnnamedAndTheRunsWithoutThemApart() {
+        String json = "[" + String.join(",",
+                run("P.x", "gmp", 1).replace("{\"scheduler\": \"gmp\"}", "{\"scheduler\": \"gmp\", \"jvmtiTransitions\": \"on\"}"),
+                run("P.x", "fjp", 2).replace("{\"scheduler\": \"fjp\"}", "{\"scheduler\": \"fjp\", \"jvmtiTransitions\": \"on\"}"),
+                run("P.x", "gmp", 3).replace("{\"scheduler\": \"gmp\"}", "{\"scheduler\": \"gmp\", \"jvmtiTransitions\": \"off\"}"),
+                run("P.x", "fjp", 4).replace("{\"scheduler\": \"fjp\"}", "{\"scheduler\": \"fjp\", \"jvmtiTransitions\": \"off\"}")) + "]";
+        List<Comparison> comparisons = JmhJson.parse(json);
+        assertEquals(List.of("P.x", "P.x (jvmtiTransitions=off)"), comparisons.stream().map(Comparison::label).toList());
+        assertEquals(3, comparisons.get(1).gmp().orElseThrow().value());
+        assertEquals(4, comparisons.get(1).fjp().orElseThrow().value());
+    }
+
+    @Test
     void refusesRunsWithoutASchedulerOrTwiceTheSame() {
         String noScheduler = """
                 [{"benchmark": "x.A.x", "mode": "avgt", "params": {},
