@@ -45,8 +45,9 @@ final class JvmtiTransitions {
 
     /**
      * This JVM's arguments, read through {@code jdk.internal.misc.VM}, which {@link GmpAgent}
-     * exports to the agent's module: {@code RuntimeMXBean.getInputArguments()} gives the same
-     * list but starts the management machinery, about 20 ms of every start-up.
+     * exports to the agent's module, in about 50 µs. {@code RuntimeMXBean.getInputArguments()}
+     * gives the same list but starts the management machinery (asking the HotSpot MXBean for the
+     * flag took 17 to 26 ms here), which every start-up would pay.
      *
      * @throws ReflectiveOperationException if this JDK has no such method (its shape is checked
      *         by the agent's tests on every supported JDK)
