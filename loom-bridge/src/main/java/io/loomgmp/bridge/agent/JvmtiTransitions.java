@@ -8,11 +8,11 @@ package io.loomgmp.bridge.agent;
  * protocol at every mount and unmount of a virtual thread, a cost a JVM without an agent does not
  * pay (about a third of a park/unpark round trip on GMP). Benchmarks of other schedulers turn it
  * off; it is not safe to run with. On JDK 25.0.3, with the flag off: a debugger's suspend and
- * stack reads of virtual threads fail (JvmtiTransitionsIT); the soak hung in its first
- * {@code new Recording()}, carriers stuck mounting, twice in two runs; and the JDK's own
- * ForkJoinPool, without the agent, left an interrupted sleeping virtual thread unrun (the
- * conformance test, twice in two runs). So the agent warns at start-up ({@link #WARNING}); see
- * docs/compatibility.md.
+ * stack reads of virtual threads fail (JvmtiTransitionsIT); the soak hung in all three runs (in
+ * its first {@code new Recording()}, carriers stuck mounting, where a dump was taken); and the
+ * JDK's own ForkJoinPool, without the agent, left an interrupted sleeping virtual thread unrun
+ * (the conformance test, in all three runs). So the agent warns at start-up ({@link #WARNING});
+ * see docs/compatibility.md.
  */
 final class JvmtiTransitions {
     static final String FLAG = "DoJVMTIVirtualThreadTransitions";
