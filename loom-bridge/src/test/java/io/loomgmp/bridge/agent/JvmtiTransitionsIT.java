@@ -58,9 +58,10 @@ class JvmtiTransitionsIT {
     /**
      * What the flags cost, checked rather than quoted. A debugger (JDWP, includevirtualthreads=y,
      * as IDEs ask) suspends virtual threads that mount and unmount all the time and reads their
-     * stacks: under the agent alone every attempt works; with the flags HotSpot skips the
-     * transition protocol that holds a virtual thread still for the debugger, and attempts fail
-     * (JDWP errors, stacks that change under the reader). Should a JDK change either, this fails
+     * stacks: under the agent alone it lists them all and every attempt works; with the flags
+     * HotSpot skips the transition protocol that holds a virtual thread still for the debugger,
+     * and the debugger misses some of them or its attempts fail (JDWP errors, stacks that change
+     * under the reader). Should a JDK change either, this fails
      * and docs/compatibility.md must change with it.
      */
     @Test
@@ -70,8 +71,12 @@ class JvmtiTransitionsIT {
         assertTrue(withTransitions.succeeded() > 0, withTransitions.toString());
         assertEquals(0, withTransitions.failed(), withTransitions.toString());
 
+        // With the flags the debugger loses its hold one way or the other, as timing has it: on an
+        // idle machine most suspends fail; beside a CPU hog it listed 1 of the 4 threads instead.
         Inspections fast = inspectUnderADebugger(FAST);
-        assertTrue(fast.failed() > 0, "with the flags some inspections fail: " + fast);
+        System.out.println("debugger, transitions on: " + withTransitions + "; off: " + fast);
+        assertTrue(fast.failed() > 0 || fast.threads() < YieldingVirtualThreadsProbe.COUNT,
+                "with the flags the debugger misses virtual threads or fails to hold them: " + fast);
     }
 
     /** Suspend, read every frame, resume: how often that worked and failed, over how many virtual threads. */
