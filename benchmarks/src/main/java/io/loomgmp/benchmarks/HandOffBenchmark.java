@@ -6,6 +6,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 
 import java.lang.management.ManagementFactory;
+import java.util.List;
 
 /**
  * A benchmark of hand-offs between virtual threads, where JVMTI's virtual-thread transitions cost
@@ -23,8 +24,13 @@ import java.lang.management.ManagementFactory;
  * tax against FJP with the same flags (which change nothing for it, as the rows show).
  */
 public abstract class HandOffBenchmark extends OnScheduler {
-    static final String ON = "on";
-    static final String OFF = "off";
+    /** The parameter's name, which the runner looks for to run a benchmark again with {@link #OFF_OPTIONS}. */
+    public static final String PARAM = "jvmtiTransitions";
+    /** What turns the transitions off, in the order {@code java} needs them. */
+    public static final List<String> OFF_OPTIONS = List.of("-XX:+UnlockExperimentalVMOptions",
+            "-XX:-DoJVMTIVirtualThreadTransitions");
+    public static final String ON = "on";
+    public static final String OFF = "off";
 
     @Param(ON)
     public String jvmtiTransitions;
@@ -34,8 +40,8 @@ public abstract class HandOffBenchmark extends OnScheduler {
         boolean on = transitionsOn();
         if (!jvmtiTransitions.equals(on ? ON : OFF)) {
             throw new IllegalStateException("jvmtiTransitions=" + jvmtiTransitions + ", but this JVM runs with them "
-                    + (on ? ON : OFF) + ": run the off forks with -jvmArgsPrepend \"-XX:+UnlockExperimentalVMOptions"
-                    + " -XX:-DoJVMTIVirtualThreadTransitions\", or use ./loomgmp bench");
+                    + (on ? ON : OFF) + ": run the off forks with -jvmArgsPrepend \"" + String.join(" ", OFF_OPTIONS)
+                    + "\", or use ./loomgmp bench");
         }
     }
 

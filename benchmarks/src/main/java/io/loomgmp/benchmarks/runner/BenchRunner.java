@@ -1,5 +1,6 @@
 package io.loomgmp.benchmarks.runner;
 
+import io.loomgmp.benchmarks.HandOffBenchmark;
 import io.loomgmp.benchmarks.LatencyProfiler;
 import io.loomgmp.benchmarks.ProcessCpuProfiler;
 import io.loomgmp.benchmarks.report.Report;
@@ -53,15 +54,13 @@ public final class BenchRunner {
     private static final String PACKAGE = "io.loomgmp.benchmarks.";
     private static final List<String> SCHEDULERS = List.of("gmp", "fjp");
     /**
-     * The parameter of {@code HandOffBenchmark}s: those run once more per scheduler with
-     * {@link #FAST_OPTIONS} in their forks and {@code -p jvmtiTransitions=off}.
+     * The parameter of {@link HandOffBenchmark}s: those run once more per scheduler with
+     * {@link HandOffBenchmark#OFF_OPTIONS} in their forks and {@code -p jvmtiTransitions=off}, to
+     * measure the tax any agent brings (the flag is not safe to run with).
      */
-    private static final String TRANSITIONS_PARAM = "jvmtiTransitions";
-    /** Turns off JVMTI's virtual-thread transitions: the tax any agent brings, measured (not safe to run with). */
-    private static final List<String> FAST_OPTIONS = List.of("-XX:+UnlockExperimentalVMOptions",
-            "-XX:-DoJVMTIVirtualThreadTransitions");
+    private static final String TRANSITIONS_PARAM = HandOffBenchmark.PARAM;
 
-    /** One JMH run of a benchmark: a scheduler, with or without {@link #FAST_OPTIONS}. */
+    /** One JMH run of a benchmark: a scheduler, with or without JVMTI transitions. */
     record Variant(String scheduler, boolean fast) {
         String label() {
             return scheduler + (fast ? " (JVMTI transitions off)" : "");
@@ -198,8 +197,8 @@ public final class BenchRunner {
 
     /**
      * The benchmarks of the suite that the include regex selects, by full name, in
-     * {@link #SUITE_ORDER}, each with its runs: both schedulers, and both again with
-     * {@link #FAST_OPTIONS} for a benchmark with the {@link #TRANSITIONS_PARAM} parameter.
+     * {@link #SUITE_ORDER}, each with its runs: both schedulers, and both again without JVMTI
+     * transitions for a benchmark with the {@link #TRANSITIONS_PARAM} parameter.
      */
     Map<String, List<Variant>> benchmarks() {
         OutputFormat quiet = OutputFormatFactory.createFormatInstance(
@@ -256,8 +255,8 @@ public final class BenchRunner {
         }
         jvmArgs.add("--enable-native-access=ALL-UNNAMED");
         if (variant.fast()) {
-            builder.param(TRANSITIONS_PARAM, "off");
-            jvmArgs.addAll(FAST_OPTIONS);
+            builder.param(TRANSITIONS_PARAM, HandOffBenchmark.OFF);
+            jvmArgs.addAll(HandOffBenchmark.OFF_OPTIONS);
         }
         builder.jvmArgsPrepend(jvmArgs.toArray(String[]::new));
         return builder.build();

@@ -11,10 +11,8 @@ import java.util.Map;
  */
 public enum Profile {
     /**
-     * About 50 minutes on 2 cores (estimated: 88 configurations, i.e. benchmark, parameters and
-     * scheduler, × 2 forks × 16 s of iterations, plus JVM starts and the HTTP benchmarks' longer
-     * warm-up; the 50 configurations before the Jetty, the oversubscribed fairness, the
-     * latency-sampling, the floor, ring and timed-park runs took 28 min).
+     * About 73 minutes on 2 cores (estimated: 64 min 36 s measured for the 112 runs before the 14
+     * runs without JVMTI transitions, each about 2 forks × 16 s of iterations plus JVM starts).
      */
     FULL("full", 2, 3, TimeValue.seconds(2), 5, TimeValue.seconds(2), Map.of()),
     /**

@@ -21,7 +21,7 @@ record RunnerOptions(Profile profile, Path agent, Path out, Optional<Path> readm
               --quick        one fork, 2 x 500 ms warm-up, 5 x 500 ms measurement (about 7.5 minutes on 2 cores)
               --first-seconds  a fresh JVM's first second: 5 forks, no warm-up, 5 x 200 ms measurement
               --smoke        one 100 ms iteration with tiny sizes: only checks that the benchmarks run (about 2 min)
-                             (default: the full run, 2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, about 50 minutes)
+                             (default: the full run, 2 forks, 3 x 2 s warm-up, 5 x 2 s measurement, about 73 minutes)
               --agent JAR    loom-bridge/target/loom-gmp-agent.jar, loaded into the gmp forks
               --out DIR      where jmh-result.json, results.md and chart.png go
               --readme FILE  rewrite FILE between <!-- bench:begin --> and <!-- bench:end -->
