@@ -153,6 +153,10 @@ final class Idle {
 
     // ---------------------------------------------------------------- spinning
 
+    private void overHalf() {
+        if (2 * spinning.get() > scheduling.procs - idleProcs + 1) ScaleProbe.count(ScaleProbe.C.SPIN_OVER_HALF);
+    }
+
     /** Any thread: carriers searching for work now. */
     int spinning() {
         return spinning.get();
@@ -168,6 +172,7 @@ final class Idle {
         m.spinning = true;
         spinning.incrementAndGet();
         p.count(Counter.SPINS);
+        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.START_SPINNING); overHalf(); }
         if (Events.on()) {
             Events.spinStarted(m);
         }
@@ -185,6 +190,7 @@ final class Idle {
         Events.spinEnded(m, true);
         m.spinning = false;
         if (spinning.decrementAndGet() == 0) {
+            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.FOUNDWORK_WAKEP);
             wakeP();
         }
     }
@@ -210,6 +216,7 @@ final class Idle {
      * work, wakes the next one ({@link #foundWork}). Never throws.
      */
     void wakeP() {
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.WAKEP_CALLS);
         // Fast path, two volatile reads: plain loads on x86.
         if (spinning.get() != 0 || idleProcs == 0) {
             return;
@@ -217,6 +224,7 @@ final class Idle {
         if (!spinning.compareAndSet(0, 1)) {
             return; // someone else became the spinner
         }
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.WAKEP_SLOW);
         Parking.Reservation m;
         Processor p;
         lock.lock();
@@ -235,6 +243,7 @@ final class Idle {
         } finally {
             lock.unlock();
         }
+        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.WAKEP_WOKE); overHalf(); }
         scheduling.parking.handTo(m, p, true); // gives everything back itself if no carrier could be started
     }
 }

@@ -97,6 +97,7 @@ final class Parking {
      * scheduler has terminated (or {@code m} retired after its keep-alive).
      */
     Processor stop(Carrier m, boolean moved) {
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STOPS);
         releaseP(m); // 8.
         if (moved) {
             scheduling.idle.wakeP(); // a retired P's queue went to the global queue: a carrier for it
@@ -138,6 +139,7 @@ final class Parking {
     Processor spinnerRecheck(Carrier m) {
         Idle idle = scheduling.idle;
         idle.stopSpinning(m);
+        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.RECHECK_CALLS); ScaleProbe.count(ScaleProbe.C.RECHECK_SCANS, scheduling.allocated); }
         boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
         // Every P made, retired ones too: a retired P's holder moves its queue to the global queue
         // and wakes a carrier itself, but looking costs nothing here.
@@ -147,6 +149,7 @@ final class Parking {
         if (!work) {
             return null;
         }
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.RECHECK_HITS);
         Processor p;
         scheduling.lock.lock();
         try {

@@ -228,6 +228,7 @@ final class Retake implements AutoCloseable {
     /** When a P last took a task from the global ready lane. */
     private long lastReadyTaken() {
         long last = scheduling.allp[0].readyTakenAt();
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SYSMON_SCANS, scheduling.procs);
         for (int i = 1, n = scheduling.procs; i < n; i++) {
             long taken = scheduling.allp[i].readyTakenAt();
             if (taken - last > 0) {
@@ -266,6 +267,7 @@ final class Retake implements AutoCloseable {
         readyGiveWayLeft = readyWaited;
         // Every P made, retired ones too: one still held gets preemption requests and hand-offs
         // like any other (HandOff.handOff retires it instead of handing it on).
+        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.SYSMON_ROUNDS); ScaleProbe.count(ScaleProbe.C.SYSMON_PVISITS, scheduling.allocated); }
         for (int i = 0, n = scheduling.allocated; i < n; i++) {
             Processor p = scheduling.allp[i];
             SysmonTick watch = watches[i];

@@ -159,6 +159,7 @@ final class RunLoop {
     private boolean runTask(Carrier m, Runnable task) {
         Processor p = m.p;
         p.count(Counter.TASKS_RUN);
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.TASKS);
         m.yieldingAtPoll = false;
         boolean recorded = Events.on();
         if (recorded) {
@@ -291,6 +292,7 @@ final class RunLoop {
             }
             // 7. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
             // nothing while the busy ones generate work.
+            if (ScaleProbe.ON && !idle.maySpin(m)) ScaleProbe.count(ScaleProbe.C.MAYSPIN_DENIED);
             if (idle.maySpin(m)) {
                 if (!m.spinning) {
                     idle.startSpinning(m, p);
@@ -325,6 +327,7 @@ final class RunLoop {
      */
     private boolean spinForWork(Processor p) {
         long until = System.nanoTime() + searchSpinNanos;
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_CALLS);
         long now;
         do {
             if (scheduling.procs - idle.idleProcs() <= 1) {
@@ -333,12 +336,16 @@ final class RunLoop {
             for (int i = 0; i < SEARCH_SPINS_PER_LOOK; i++) {
                 Thread.onSpinWait();
             }
+            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_LOOKS);
             if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty()) {
+                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_HITS);
                 return true;
             }
             for (int i = 0, n = scheduling.allocated; i < n; i++) {
                 Processor other = scheduling.allp[i];
+                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_SCANS);
                 if (other != p && other.holder() != null && !other.runQueue.isEmpty()) {
+                    if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_HITS);
                     return true;
                 }
             }
@@ -451,6 +458,7 @@ final class RunLoop {
             p.readyBatched(now, p.runQueue.tailIndex()); // sysmon: they wait behind what p runs
         }
         p.count(Counter.GLOBAL_GRABS, n);
+        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.READY_BATCHES); ScaleProbe.count(ScaleProbe.C.READY_BATCH_TASKS, n); }
         return first;
     }
 

@@ -62,20 +62,25 @@ final class Stealing {
             stealOrder = order; // racy but safe: immutable, final fields; the same for every writer
         }
         int[] stealStrides = order.strides;
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_CALLS);
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int pass = 0; pass < STEAL_PASSES; pass++) {
             boolean lastPass = pass == STEAL_PASSES - 1;
+            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_PASSES);
             int start = random.nextInt(n);
             int stride = stealStrides[random.nextInt(stealStrides.length)];
             for (int k = 0, i = start; k < n; k++, i = (i + stride) % n) {
                 Processor victim = scheduling.allp[i];
+                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_VICTIMS);
                 if (victim == p || victim.holder() == null) {
                     continue; // idle Ps have empty queues
                 }
                 int before = p.runQueue.size();
+                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_TRIES);
                 Runnable task = p.runQueue.stealHalfFrom(victim.runQueue, lastPass, RUNNEXT_GRACE_NANOS);
                 if (task != null) {
                     int stolen = p.runQueue.size() - before + 1;
+                    if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_HITS);
                     p.count(Counter.STEALS);
                     p.count(Counter.STOLEN_TASKS, stolen);
                     if (Events.on()) {

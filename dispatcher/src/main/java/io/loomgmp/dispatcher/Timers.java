@@ -89,6 +89,7 @@ final class Timers {
     /** Any thread: delay from {@code now} to the earliest timer of any P (0 if due), or -1 if none. */
     long delay(long now) {
         long delay = -1;
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.TIMER_SCANS, scheduling.allocated);
         for (int i = 0, n = scheduling.allocated; i < n; i++) { // retired Ps too: see ProcResize's failure model
             TimerHeap heap = scheduling.allp[i].timers;
             if (!heap.isEmpty()) {
@@ -112,6 +113,7 @@ final class Timers {
 
     /** Any thread: whether a timer of any P is due at {@code now}. */
     boolean anyDue(long now) {
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.TIMER_SCANS, scheduling.allocated);
         for (int i = 0, n = scheduling.allocated; i < n; i++) {
             if (scheduling.allp[i].timers.hasDue(now)) {
                 return true;
@@ -192,6 +194,7 @@ final class Timers {
         }
         long now = 0;
         boolean ran = false;
+        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.OTHERSDUE_CALLS); ScaleProbe.count(ScaleProbe.C.OTHERSDUE_SCANS, n); }
         for (int i = 0; i < n; i++) {
             Processor other = scheduling.allp[i];
             if (other != p && !other.timers.isEmpty()) {
