@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -47,25 +46,65 @@ import java.util.concurrent.locks.ReentrantLock;
  * for a carrier that runs (sysmon wakes one again later). Everything else here only moves
  * objects between lists under the lock.
  *
- * <p>The list is guarded by the scheduler lock; the count {@link #idleProcs} is a volatile copy
- * for lock-free reads.
+ * <h2>The spinner bound: at most half the busy Ps search</h2>
+ * A carrier becomes a spinner only while {@code 2 * spinning < busy}, where {@code busy} is
+ * {@code procs - idleProcs}, the Ps off the idle list, its own among them (Go's rule in
+ * {@code findRunnable}: "at most half the busy Ps spin"; more would burn CPU for nothing while
+ * the busy ones make the work). The check and the increment are one CAS ({@link #spinIfBelowHalf}),
+ * so that carriers that run out of work together cannot all pass the check before any of them
+ * counts (Go's check is racy; with 32 Ps on 2 cores its race let most of them through at once).
+ * Every path that makes a spinner goes through it: a carrier holding a P that found nothing
+ * ({@link #startSpinning}), a spinner's re-check that found work ({@link Parking#spinnerRecheck}),
+ * and the timer sleeper that took a P ({@link #becomeSpinner}); the one exception is
+ * {@link #wakeP}, which starts a spinner only while none spins (0 to 1, and its P makes
+ * {@code busy} at least 1). A carrier refused goes on without searching other Ps: it runs its own
+ * P's work, the global queue and due timers, and gives the P up when they are empty. No wake-up
+ * is lost by a refusal: it means that another spinner is counted, and that spinner re-checks
+ * every queue after its own decrement, which comes after the refused CAS read it, so it sees
+ * whatever the refused carrier saw. Checked by {@code SpinnerBoundTest}.
+ *
+ * <h2>Which Ps are busy: the busy mask</h2>
+ * One bit per P (Go's {@code idlepMask}, the other way round): set while the P is off the idle
+ * list and not a retired P given up, that is, held by a carrier, in transit to one, or retaken by
+ * sysmon; clear while it is idle. An idle P's queue is empty (putP's precondition), so whoever
+ * looks for work in the Ps' queues (thieves, {@link Stealing}; the search wait,
+ * {@code RunLoop.spinForWork}; the spinner's re-check, {@link Parking#spinnerRecheck}) and sysmon
+ * ({@code Retake.round}) walk the set bits only: a look costs O(busy Ps + Ps / 64), not O(Ps),
+ * however many Ps sit idle. The bits are changed under the scheduler lock with volatile RMWs
+ * ({@link ProcMask}; set in {@link #getP}/{@link #takeP} before the P is handed to anyone, cleared
+ * in {@link #putP} after its holder let it go) and read without it with volatile loads (plain
+ * loads on x86). Why a reader that skips a P whose bit it read clear loses no wake-up: a P's queue gets
+ * a task only from its holder, after the bit was set (the set, then the lock or the hand-over's
+ * volatile {@code nextP}, then the acquire, then the push); a reader that read the bit clear
+ * read it before the set in the synchronization order, so its earlier volatile accesses (a
+ * spinner's decrement of {@link #spinning}) precede the submitter's later ones (its read of
+ * {@link #spinning} after the push): the submitter sees the decrement and wakes a carrier.
+ *
+ * <p>The list, linked through the Ps ({@link Processor#idleNext}), and the mask are guarded by the
+ * scheduler lock; the count {@link #idleProcs} is a volatile copy for lock-free reads.
  */
 final class Idle {
 
     private final ReentrantLock lock;
     private final Scheduling scheduling;
-    /** Replaced (under the lock) only by {@link #ensureRoom}. */
-    private ArrayDeque<Processor> idlePs = new ArrayDeque<>();
-    /** Ps the idle list holds without growing: {@code ArrayDeque(n)} takes n without a resize. Under the lock. */
-    private int idleRoom;
+    /**
+     * The idle list's head, the most recently idle P first (Go's {@code sched.pidle}: LIFO, so the
+     * P handed out next is the one whose caches are warmest); linked through
+     * {@link Processor#idleNext}. Under the lock.
+     */
+    private Processor idleHead;
+    /** Ps on the idle list. Written under the lock; volatile for lock-free reads. */
     private volatile int idleProcs;
+    /** The busy mask (see the class comment). Changed under the lock; read without it. */
+    private final ProcMask busy;
 
     /** Carriers searching for work (Go's sched.nmspinning). Changed only by the methods below. */
     private final AtomicInteger spinning = new AtomicInteger();
 
-    Idle(ReentrantLock lock, Scheduling scheduling) {
+    Idle(ReentrantLock lock, Scheduling scheduling, int maxProcs) {
         this.lock = lock;
         this.scheduling = scheduling;
+        this.busy = new ProcMask(maxProcs);
     }
 
     /**
@@ -73,13 +112,13 @@ final class Idle {
      * whoever took it: retaken, in transit) lets it go here ({@link Processor#release}). A
      * retired P ({@link ProcResize}) does not go on the idle list: it is counted out of the
      * retiring ones instead. Every path that gives a P up comes here, so an idle-listed P is
-     * always an active one. Allocates nothing while the list has the room that
-     * {@link #ensureRoom} made.
+     * always an active one. Either way its busy bit is cleared: its queue is empty, and nobody
+     * holds it. O(1); allocates nothing (the list is linked through the Ps).
      */
     void putP(Processor p) {
         assert lock.isHeldByCurrentThread();
         assert p.runQueue.isEmpty() : "putP: P " + p.id + " has a non-empty run queue";
-        assert !idlePs.contains(p) : "putP: P " + p.id + " is already idle";
+        assert !p.onIdleList : "putP: P " + p.id + " is already idle";
         p.release();
         // After the holder's volatile write: a request sysmon made for the task that is gone is
         // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
@@ -88,9 +127,16 @@ final class Idle {
         if (p.isRetired()) {
             scheduling.resize.retiredGivenUp(p);
         } else {
-            idlePs.push(p);
-            idleProcs = idlePs.size();
+            p.idleNext = idleHead;
+            p.idlePrev = null;
+            if (idleHead != null) {
+                idleHead.idlePrev = p;
+            }
+            idleHead = p;
+            p.onIdleList = true;
+            idleProcs = idleProcs + 1;
         }
+        setBusy(p, false); // after the release: a reader that sees the bit clear finds the P let go
         scheduling.shutdown.signalIfQuiescent();
     }
 
@@ -111,44 +157,108 @@ final class Idle {
     }
 
     /**
-     * Must hold the scheduler lock. Makes room on the idle P list for {@code procs} Ps, so that
-     * {@link #putP} never has to grow it (and so cannot fail) while a resize is half done. May
-     * throw an {@code OutOfMemoryError}, changing nothing.
+     * Must hold the scheduler lock. Returns an idle P (now held by nobody, its busy bit set), or
+     * {@code null}. O(1).
      */
-    void ensureRoom(int procs) {
-        assert lock.isHeldByCurrentThread();
-        if (procs > idleRoom) {
-            ArrayDeque<Processor> bigger = new ArrayDeque<>(procs);
-            bigger.addAll(idlePs); // the same order
-            idlePs = bigger;
-            idleRoom = procs;
-        }
-    }
-
-    /** Must hold the scheduler lock. Returns an idle P (now held by nobody), or {@code null}. */
     Processor getP() {
         assert lock.isHeldByCurrentThread();
-        Processor p = idlePs.poll();
+        Processor p = idleHead;
         if (p != null) {
-            idleProcs = idlePs.size();
+            unlink(p);
+            setBusy(p, true); // before anyone can acquire it and queue work on it
             scheduling.sysmon.wake(); // work is back: sysmon leaves its deep sleep
         }
         return p;
     }
 
-    /** Must hold the scheduler lock. Takes {@code p} off the idle list; false if it is not on it. */
+    /**
+     * Must hold the scheduler lock. Takes {@code p} off the idle list; false if it is not on it.
+     * Its busy bit is set, unless it was retired ({@link ProcResize}: it leaves the list for good
+     * and nobody will hold it). O(1).
+     */
     boolean takeP(Processor p) {
         assert lock.isHeldByCurrentThread();
-        if (idlePs.remove(p)) {
-            idleProcs = idlePs.size();
-            scheduling.sysmon.wake();
-            return true;
+        if (!p.onIdleList) {
+            return false;
         }
-        return false;
+        unlink(p);
+        if (!p.isRetired()) {
+            setBusy(p, true);
+        }
+        scheduling.sysmon.wake();
+        return true;
+    }
+
+    /** Must hold the scheduler lock: {@code p}, on the idle list, leaves it. */
+    private void unlink(Processor p) {
+        Processor next = p.idleNext;
+        Processor prev = p.idlePrev;
+        if (prev == null) {
+            idleHead = next;
+        } else {
+            prev.idleNext = next;
+        }
+        if (next != null) {
+            next.idlePrev = prev;
+        }
+        p.idleNext = null;
+        p.idlePrev = null;
+        p.onIdleList = false;
+        idleProcs = idleProcs - 1;
     }
 
     int idleProcs() {
         return idleProcs;
+    }
+
+    // ---------------------------------------------------------------- the busy mask
+
+    /** Must hold the scheduler lock. A volatile RMW: see the class comment for the pairing. */
+    private void setBusy(Processor p, boolean isBusy) {
+        if (isBusy) {
+            busy.set(p.id);
+        } else {
+            busy.clear(p.id);
+        }
+    }
+
+    /**
+     * Any thread: word {@code word} of the busy mask (Ps {@code 64 * word} to {@code 64 * word + 63};
+     * a set bit: that P is held, in transit or retaken; clear: idle, or a retired P given up, with
+     * an empty queue either way). A volatile load. Walk Ps {@code [0, allocated)} as
+     * {@code for (w = 0; w < (allocated + 63) >>> 6; w++)} over the set bits of each word.
+     */
+    long busyWord(int word) {
+        return busy.word(word);
+    }
+
+    /**
+     * Any thread: whether a busy P other than {@code except} has a task in its ring or runnext.
+     * Walks the set bits of the busy mask: O(busy Ps + Ps / 64). An idle P is skipped, as its
+     * queue is empty (see the class comment for why a stale clear bit loses no wake-up).
+     */
+    boolean anyBusyQueued(Processor except) {
+        Processor[] allp = scheduling.allp;
+        int n = scheduling.allocated;
+        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
+            for (long bits = busyWord(w); bits != 0; bits &= bits - 1) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (i >= n) {
+                    break; // a P made after our read of allocated: the next look sees it
+                }
+                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_SCANS);
+                Processor other = allp[i];
+                if (other != except && !other.runQueue.isEmpty()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Any thread: whether P {@code id}'s busy bit is set (see {@link #busyWord}). */
+    boolean isBusy(int id) {
+        return busy.contains(id);
     }
 
     // ---------------------------------------------------------------- spinning
@@ -162,27 +272,58 @@ final class Idle {
         return spinning.get();
     }
 
-    /** Whether a carrier holding a P that found nothing local may search other Ps: the searchers are kept to half the busy Ps. */
-    boolean maySpin(Carrier m) {
-        return m.spinning || 2 * spinning.get() < scheduling.procs - idleProcs;
-    }
-
-    /** Carrier {@code m}, holding {@code p}, found nothing local and starts searching. */
-    void startSpinning(Carrier m, Processor p) {
-        m.spinning = true;
-        spinning.incrementAndGet();
-        p.count(Counter.SPINS);
-        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.START_SPINNING); overHalf(); }
-        if (Events.on()) {
-            Events.spinStarted(m);
+    /**
+     * Counts one more spinner if fewer than half the busy Ps spin ({@code 2 * spinning < busy},
+     * the caller's own P counted busy), and returns whether it did: the check and the increment
+     * are one CAS, so the bound holds at every increment however many carriers try at once (see
+     * the class comment). Volatile reads of {@code procs} and {@link #idleProcs}, then a volatile
+     * CAS: as sequentially consistent as the increment it replaces, which the wake-up pairs rely on.
+     */
+    private boolean spinIfBelowHalf() {
+        while (true) {
+            int s = spinning.get();
+            if (2 * s >= scheduling.procs - idleProcs) {
+                return false;
+            }
+            if (spinning.compareAndSet(s, s + 1)) {
+                if (ScaleProbe.ON) overHalf();
+                return true;
+            }
         }
     }
 
-    /** Must hold the scheduler lock. Timer sleeper {@code m} took an idle P to run due timers: it searches. */
+    /**
+     * Carrier {@code m}, holding {@code p}, found nothing local: it starts searching other Ps if
+     * fewer than half the busy Ps search already ({@link #spinIfBelowHalf}). Returns whether
+     * {@code m} is a spinner now (true at once if it already was).
+     */
+    boolean startSpinning(Carrier m, Processor p) {
+        if (m.spinning) {
+            return true;
+        }
+        if (!spinIfBelowHalf()) {
+            return false;
+        }
+        m.spinning = true;
+        p.count(Counter.SPINS);
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.START_SPINNING);
+        if (Events.on()) {
+            Events.spinStarted(m);
+        }
+        return true;
+    }
+
+    /**
+     * Must hold the scheduler lock. Timer sleeper {@code m} took an idle P to run due timers: it
+     * searches, if fewer than half the busy Ps search already ({@link #spinIfBelowHalf}); else it
+     * runs the due timers all the same (every carrier runs other Ps' due timers,
+     * {@code RunLoop}'s step 6) without searching further.
+     */
     void becomeSpinner(Carrier m) {
         assert lock.isHeldByCurrentThread();
-        m.spinning = true;
-        spinning.incrementAndGet();
+        if (spinIfBelowHalf()) {
+            m.spinning = true;
+        }
     }
 
     /** Spinner {@code m} found work: it stops spinning, and the last one wakes another searcher. */
@@ -212,8 +353,10 @@ final class Idle {
 
     /**
      * Any thread, after queueing work. Starts a spinning carrier on an idle P if nobody is
-     * spinning. Go's wakep: at most one spinner is woken per call; that spinner, once it finds
-     * work, wakes the next one ({@link #foundWork}). Never throws.
+     * spinning. Go's wakep: at most one spinner is woken per call, and only while none spins (the
+     * CAS 0 to 1), so it keeps the spinner bound (the class comment): one spinner on the P it is
+     * handed, {@code 2 * 0 < busy}. That spinner, once it finds work, wakes the next one
+     * ({@link #foundWork}). Never throws.
      */
     void wakeP() {
         if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.WAKEP_CALLS);

@@ -133,19 +133,18 @@ final class Parking {
      * volatile RMW, {@link Idle#stopSpinning}), then re-checks every queue and the timers: a
      * submitter that saw {@code m} still spinning did not wake anyone, so its task must be
      * visible to this re-check ({@link Idle}: reversing the two steps loses wake-ups). If there is
-     * work and a P is idle, takes that P and spins again (so that finding work wakes the next
-     * one) and returns the P; else {@code null}.
+     * work and a P is idle, takes that P and spins again, within the spinner bound (so that
+     * finding work wakes the next one), and returns the P; else {@code null}.
      */
     Processor spinnerRecheck(Carrier m) {
         Idle idle = scheduling.idle;
         idle.stopSpinning(m);
-        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.RECHECK_CALLS); ScaleProbe.count(ScaleProbe.C.RECHECK_SCANS, scheduling.allocated); }
-        boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
-        // Every P made, retired ones too: a retired P's holder moves its queue to the global queue
-        // and wakes a carrier itself, but looking costs nothing here.
-        for (int i = 0, n = scheduling.allocated; !work && i < n; i++) {
-            work = !scheduling.allp[i].runQueue.isEmpty();
-        }
+        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.RECHECK_CALLS);
+        // The busy Ps' queues (Idle's busy mask, retired Ps still held among them): an idle P's
+        // queue is empty, and a P whose bit this read misses was taken after our decrement, so
+        // its holder's submitter sees the decrement and wakes a carrier (Idle's class comment).
+        boolean work = !scheduling.global.isEmpty() || idle.anyBusyQueued(null)
+                || scheduling.timers.anyDue(System.nanoTime());
         if (!work) {
             return null;
         }
@@ -161,6 +160,9 @@ final class Parking {
         } finally {
             scheduling.lock.unlock();
         }
+        // Spins again only within the bound (Idle): if half the busy Ps spin already, it runs
+        // what it can reach (its P's, the global queue, due timers) without searching, and the
+        // spinners counted search, each re-checking after its own decrement.
         idle.startSpinning(m, p);
         return p;
     }

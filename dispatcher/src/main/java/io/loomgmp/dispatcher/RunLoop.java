@@ -290,13 +290,11 @@ final class RunLoop {
                     return task;
                 }
             }
-            // 7. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
-            // nothing while the busy ones generate work.
-            if (ScaleProbe.ON && !idle.maySpin(m)) ScaleProbe.count(ScaleProbe.C.MAYSPIN_DENIED);
-            if (idle.maySpin(m)) {
-                if (!m.spinning) {
-                    idle.startSpinning(m, p);
-                }
+            // 7. Steal, but keep the searchers to half the busy Ps (Idle: the spinner bound, one
+            // CAS): more would burn CPU for nothing while the busy ones generate work.
+            boolean spins = idle.startSpinning(m, p);
+            if (ScaleProbe.ON && !spins) ScaleProbe.count(ScaleProbe.C.MAYSPIN_DENIED);
+            if (spins) {
                 task = took(m, p, stealing.stealWork(m, p), null, RunSource.STOLEN, true);
                 if (task != null) {
                     return task;
@@ -323,12 +321,19 @@ final class RunLoop {
      * wake, some 30 µs of wall time on a small VM) and the work that much latency, for every
      * request of a lightly loaded server. ForkJoinPool's workers scan before they block likewise.
      * Bounded: a search wait costs at most this much CPU, only while some P is busy, and only for
-     * searchers, which {@link Idle#maySpin} keeps to half the busy Ps.
+     * searchers, which {@link Idle#startSpinning} keeps to half the busy Ps; each look reads the
+     * global queue and the busy Ps' queues ({@link Idle#anyBusyQueued}), not every P's.
      */
     private boolean spinForWork(Processor p) {
-        long until = System.nanoTime() + searchSpinNanos;
+        long now = System.nanoTime();
+        long until = now + searchSpinNanos;
         if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_CALLS);
-        long now;
+        // The earliest timer of any P, read once, not at every look (a walk over every P's heap).
+        // A timer added during the wait is the adder's to wake someone for (Timers.added): if it
+        // saw this spinner counted and woke nobody, this carrier re-checks the timers after its
+        // decrement (Parking.spinnerRecheck) and, parking, sleeps for the earliest one.
+        long timerDelay = scheduling.timers.delay(now);
+        long timerDue = now + timerDelay;
         do {
             if (scheduling.procs - idle.idleProcs() <= 1) {
                 return false; // no other P busy (this one counts as busy): nothing is coming
@@ -337,20 +342,13 @@ final class RunLoop {
                 Thread.onSpinWait();
             }
             if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_LOOKS);
-            if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty()) {
+            // The busy Ps' queues only (Idle's busy mask): an idle P's is empty.
+            if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty() || idle.anyBusyQueued(p)) {
                 if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_HITS);
                 return true;
             }
-            for (int i = 0, n = scheduling.allocated; i < n; i++) {
-                Processor other = scheduling.allp[i];
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_SCANS);
-                if (other != p && other.holder() != null && !other.runQueue.isEmpty()) {
-                    if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_HITS);
-                    return true;
-                }
-            }
             now = System.nanoTime();
-            if (scheduling.timers.anyDue(now)) {
+            if (timerDelay >= 0 && now - timerDue >= 0) {
                 return true;
             }
         } while (now - until < 0);
