@@ -47,10 +47,21 @@ import java.util.regex.Pattern;
  * ({@code io.loomgmp.benchmarks.OnScheduler}). Every fork runs with the latency and the CPU-time
  * profilers ({@code LatencyProfiler}, {@code ProcessCpuProfiler}). One progress line per run goes to standard output,
  * JMH's own output to the log; the results of all runs are merged into one JMH JSON file.
+ *
+ * <p>With {@code --procs 2,8,32}, each benchmark that has a {@code procs} parameter
+ * ({@code io.loomgmp.benchmarks.OnSchedulerAtProcs}) runs once per number of Ps, for both
+ * schedulers: {@code -p procs=N}, and {@code -Djdk.virtualThreadScheduler.parallelism=N} in
+ * {@code jvmArgsPrepend}, since a parameter cannot change the fork's JVM arguments and both
+ * schedulers read their parallelism from that property when the JVM starts (each fork checks the
+ * two agree). The others run once, as without the option.
  */
 public final class BenchRunner {
     private static final String PACKAGE = "io.loomgmp.benchmarks.";
     private static final List<String> SCHEDULERS = List.of("gmp", "fjp");
+    /** The parameter of the benchmarks measured per number of Ps ({@code OnSchedulerAtProcs}). */
+    static final String PROCS_PARAMETER = "procs";
+    /** Where both schedulers read their number of Ps from when the JVM starts. */
+    static final String PARALLELISM_PROPERTY = "jdk.virtualThreadScheduler.parallelism";
     /**
      * The report's order: the floor under every hand-off, then the issue's list, from hand-offs to
      * whole servers, then the micro-benchmarks.
@@ -108,10 +119,12 @@ public final class BenchRunner {
             System.err.println("bench: no benchmark matches \"" + options.include().orElse("") + "\"");
             return 1;
         }
+        List<Run> runs = runs(benchmarks, withProcsParameter());
         String machine = Machine.describe(options.profile(), LocalDate.now());
-        int total = benchmarks.size() * SCHEDULERS.size();
-        progress.printf("bench: %d benchmarks x %d schedulers, %s each%n", benchmarks.size(), SCHEDULERS.size(),
-                options.profile().describe());
+        int total = runs.size() * SCHEDULERS.size();
+        progress.printf("bench: %d benchmarks x %d schedulers, %s each%s%n", benchmarks.size(), SCHEDULERS.size(),
+                options.profile().describe(), options.procs().isEmpty() ? ""
+                        : "; with procs = " + options.procs() + " where a benchmark has that parameter");
         progress.printf("bench: JMH's output goes to %s%n", options.log());
         List<RunResult> results = new ArrayList<>();
         try (PrintStream log = new PrintStream(Files.newOutputStream(options.log()), true, StandardCharsets.UTF_8)) {
@@ -123,14 +136,15 @@ public final class BenchRunner {
                 }
             }, true, StandardCharsets.UTF_8);
             int done = 0;
-            for (String benchmark : benchmarks) {
+            for (Run each : runs) {
+                String benchmark = each.benchmark();
                 for (String scheduler : SCHEDULERS) {
                     done++;
                     long runStart = System.nanoTime();
                     List<RunResult> run;
                     try {
                         OutputFormat jmhOutput = OutputFormatFactory.createFormatInstance(unclosable, VerboseMode.NORMAL);
-                        run = new ArrayList<>(new Runner(options(benchmark, scheduler), jmhOutput).run());
+                        run = new ArrayList<>(new Runner(options(benchmark, scheduler, each.procs()), jmhOutput).run());
                     } catch (RunnerException e) {
                         log.flush();
                         System.err.printf("bench: %s with scheduler=%s failed: %s%n", shortName(benchmark), scheduler,
@@ -190,6 +204,39 @@ public final class BenchRunner {
                 .toList();
     }
 
+    /** One benchmark's runs for both schedulers: with {@code procs} Ps, or ({@code null}) with no procs given. */
+    record Run(String benchmark, Integer procs) {
+    }
+
+    /**
+     * The runs, in the order of {@code benchmarks}: each benchmark of {@code withProcs} once per
+     * number of Ps of {@code --procs}, every other one (and every one without {@code --procs}) once.
+     */
+    List<Run> runs(List<String> benchmarks, java.util.Set<String> withProcs) {
+        List<Run> runs = new ArrayList<>();
+        for (String benchmark : benchmarks) {
+            if (options.procs().isEmpty() || !withProcs.contains(benchmark)) {
+                runs.add(new Run(benchmark, null));
+            } else {
+                options.procs().forEach(procs -> runs.add(new Run(benchmark, procs)));
+            }
+        }
+        return runs;
+    }
+
+    /** The benchmarks of the suite that have a {@code procs} parameter ({@code OnSchedulerAtProcs}). */
+    static java.util.Set<String> withProcsParameter() {
+        OutputFormat quiet = OutputFormatFactory.createFormatInstance(
+                new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT);
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (BenchmarkListEntry entry : BenchmarkList.defaultList().find(quiet, List.of(".*"), List.of())) {
+            if (entry.getParams().hasValue() && entry.getParams().get().containsKey(PROCS_PARAMETER)) {
+                names.add(entry.getUsername());
+            }
+        }
+        return names;
+    }
+
     /** A benchmark's class in {@link #SUITE_ORDER}; classes not listed go last. */
     private static int suitePosition(String benchmark) {
         String className = benchmark.substring(PACKAGE.length(), benchmark.lastIndexOf('.'));
@@ -197,7 +244,7 @@ public final class BenchRunner {
         return position < 0 ? SUITE_ORDER.size() : position;
     }
 
-    private org.openjdk.jmh.runner.options.Options options(String benchmark, String scheduler) {
+    private org.openjdk.jmh.runner.options.Options options(String benchmark, String scheduler, Integer procs) {
         Profile profile = options.profile();
         ChainedOptionsBuilder builder = new OptionsBuilder()
                 .include("^" + Pattern.quote(benchmark) + "$")
@@ -212,14 +259,30 @@ public final class BenchRunner {
                 .timeout(TimeValue.minutes(2)) // an iteration that hangs fails instead of holding the run
                 .shouldFailOnError(true);
         profile.params.forEach(builder::param);
-        // ProcessCpuProfiler reads the process CPU clock through the foreign-function API.
-        String nativeAccess = "--enable-native-access=ALL-UNNAMED";
-        if (scheduler.equals("gmp")) {
-            builder.jvmArgsPrepend("-javaagent:" + options.agent().toAbsolutePath(), nativeAccess);
-        } else {
-            builder.jvmArgsPrepend(nativeAccess);
+        if (procs != null) {
+            builder.param(PROCS_PARAMETER, String.valueOf(procs));
         }
-        return builder.build();
+        return builder.jvmArgsPrepend(jvmArgsPrepend(scheduler, procs, options.agent()).toArray(String[]::new)).build();
+    }
+
+    /**
+     * The forks' JVM arguments before the benchmark's own: the agent for {@code gmp}, native
+     * access for the CPU-time profiler, and for a run with {@code procs} Ps (not 0, the default)
+     * the property both schedulers take their parallelism from. Prepended, not appended: a
+     * benchmark's own {@code @Fork(jvmArgsAppend = ...)} must survive (JMH replaces it with
+     * appended options).
+     */
+    static List<String> jvmArgsPrepend(String scheduler, Integer procs, Path agent) {
+        List<String> args = new ArrayList<>();
+        if (scheduler.equals("gmp")) {
+            args.add("-javaagent:" + agent.toAbsolutePath());
+        }
+        // ProcessCpuProfiler reads the process CPU clock through the foreign-function API.
+        args.add("--enable-native-access=ALL-UNNAMED");
+        if (procs != null && procs != 0) {
+            args.add("-D" + PARALLELISM_PROPERTY + "=" + procs);
+        }
+        return args;
     }
 
     /** The profile's warm-up, or more for a benchmark in {@link #MIN_WARMUP_ITERATIONS} (not in a smoke run). */
