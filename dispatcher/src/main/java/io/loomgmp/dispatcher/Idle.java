@@ -7,7 +7,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Which Ps are idle, who is searching, and who gets woken (Tokio's {@code idle.rs}): the idle P
  * list, the count of spinning carriers, and {@link #wakeP} (Go's {@code pidleput}/{@code pidleget},
  * {@code sched.nmspinning} and {@code wakep}/{@code startm}). Every change of the spinning count is
- * made here: {@link #startSpinning}, {@link #foundWork}, {@link #stopSpinning},
+ * made here: {@link #startSpinning}, {@link #spinAgain}, {@link #foundWork}, {@link #stopSpinning},
  * {@link #becomeSpinner} and {@link #spinnerGone}; so is every decision to wake a carrier. A
  * carrier's own {@code spinning} flag follows the count, also in {@code Carriers}: a carrier
  * started for a spinning reservation begins with it set ({@code Carriers.start}), and a failed
@@ -52,12 +52,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code findRunnable}: "at most half the busy Ps spin"; more would burn CPU for nothing while
  * the busy ones make the work). The check and the increment are one CAS ({@link #spinIfBelowHalf}),
  * so that carriers that run out of work together cannot all pass the check before any of them
- * counts (Go's check is racy; with 32 Ps on 2 cores its race let most of them through at once).
- * Every path that makes a spinner goes through it: a carrier holding a P that found nothing
- * ({@link #startSpinning}), a spinner's re-check that found work ({@link Parking#spinnerRecheck}),
- * and the timer sleeper that took a P ({@link #becomeSpinner}); the one exception is
- * {@link #wakeP}, which starts a spinner only while none spins (0 to 1, and its P makes
- * {@code busy} at least 1). A carrier refused goes on without searching other Ps: it runs its own
+ * counts (Go's check is racy). Every path that makes a new spinner goes through it: a carrier
+ * holding a P that found nothing ({@link #startSpinning}) and the timer sleeper that took a P
+ * ({@link #becomeSpinner}, which spun unconditionally before). {@link #wakeP} starts one only
+ * while none spins (0 to 1, and its P makes {@code busy} at least 1). A spinner whose re-check
+ * found work spins again unconditionally ({@link #spinAgain}, as in Go: it is the same searcher
+ * going on, whose count was given up a moment before; a refusal there could come from
+ * {@link #wakeP}'s tentative count alone, which it gives back at once when it finds no idle P:
+ * jcstress {@code WakePVsSpinnerRelease} saw that carrier end up holding a P, not counted, while
+ * the waker had backed off). A carrier refused goes on without searching other Ps: it runs its own
  * P's work, the global queue and due timers, and gives the P up when they are empty. No wake-up
  * is lost by a refusal: it means that another spinner is counted, and that spinner re-checks
  * every queue after its own decrement, which comes after the refused CAS read it, so it sees
@@ -311,6 +314,21 @@ final class Idle {
             Events.spinStarted(m);
         }
         return true;
+    }
+
+    /**
+     * Spinner {@code m}, whose re-check after giving up its P found work ({@link Parking#spinnerRecheck}),
+     * took {@code p} and searches again, whatever the bound (see the class comment): the count it
+     * gave up a moment before comes back, so that finding work wakes the next searcher
+     * ({@link #foundWork}).
+     */
+    void spinAgain(Carrier m, Processor p) {
+        m.spinning = true;
+        spinning.incrementAndGet();
+        p.count(Counter.SPINS);
+        if (Events.on()) {
+            Events.spinStarted(m);
+        }
     }
 
     /**

@@ -133,8 +133,8 @@ final class Parking {
      * volatile RMW, {@link Idle#stopSpinning}), then re-checks every queue and the timers: a
      * submitter that saw {@code m} still spinning did not wake anyone, so its task must be
      * visible to this re-check ({@link Idle}: reversing the two steps loses wake-ups). If there is
-     * work and a P is idle, takes that P and spins again, within the spinner bound (so that
-     * finding work wakes the next one), and returns the P; else {@code null}.
+     * work and a P is idle, takes that P and spins again (so that finding work wakes the next
+     * one; {@link Idle#spinAgain}) and returns the P; else {@code null}.
      */
     Processor spinnerRecheck(Carrier m) {
         Idle idle = scheduling.idle;
@@ -160,10 +160,8 @@ final class Parking {
         } finally {
             scheduling.lock.unlock();
         }
-        // Spins again only within the bound (Idle): if half the busy Ps spin already, it runs
-        // what it can reach (its P's, the global queue, due timers) without searching, and the
-        // spinners counted search, each re-checking after its own decrement.
-        idle.startSpinning(m, p);
+        // The same searcher going on: its count comes back whatever the bound (Idle.spinAgain).
+        idle.spinAgain(m, p);
         return p;
     }
 
