@@ -142,7 +142,6 @@ final class Carrier implements Runnable {
     }
 
     void unpark() {
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.UNPARKS);
         LockSupport.unpark(thread);
     }
 

@@ -21,7 +21,6 @@ final class CarrierSafeLock extends ReentrantLock {
 
     @Override
     public void lock() {
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.LOCKS);
         if (Thread.currentThread().isVirtual()) {
             while (!tryLock()) { // barges, as a non-fair lock may
                 Thread.onSpinWait();

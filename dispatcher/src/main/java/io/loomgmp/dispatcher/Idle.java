@@ -236,11 +236,14 @@ final class Idle {
     }
 
     /**
-     * Any thread: whether a busy P other than {@code except} has a task in its ring or runnext.
-     * Walks the set bits of the busy mask: O(busy Ps + Ps / 64). An idle P is skipped, as its
-     * queue is empty (see the class comment for why a stale clear bit loses no wake-up).
+     * Any thread: whether a busy P other than {@code except} has a task in its ring or runnext;
+     * with {@code heldOnly}, only a P that a carrier holds (not one in transit or retaken, which a
+     * thief skips: the search wait must not see work there that no steal can take, or it would
+     * look again at once, over and over, for as long as the P is in transit). Walks the set bits
+     * of the busy mask: O(busy Ps + Ps / 64). An idle P is skipped, as its queue is empty (see the
+     * class comment for why a stale clear bit loses no wake-up).
      */
-    boolean anyBusyQueued(Processor except) {
+    boolean anyBusyQueued(Processor except, boolean heldOnly) {
         Processor[] allp = scheduling.allp;
         int n = scheduling.allocated;
         for (int w = 0, words = ProcMask.words(n); w < words; w++) {
@@ -249,9 +252,8 @@ final class Idle {
                 if (i >= n) {
                     break; // a P made after our read of allocated: the next look sees it
                 }
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_SCANS);
                 Processor other = allp[i];
-                if (other != except && !other.runQueue.isEmpty()) {
+                if (other != except && (!heldOnly || other.holder() != null) && !other.runQueue.isEmpty()) {
                     return true;
                 }
             }
@@ -265,10 +267,6 @@ final class Idle {
     }
 
     // ---------------------------------------------------------------- spinning
-
-    private void overHalf() {
-        if (2 * spinning.get() > scheduling.procs - idleProcs + 1) ScaleProbe.count(ScaleProbe.C.SPIN_OVER_HALF);
-    }
 
     /** Any thread: carriers searching for work now. */
     int spinning() {
@@ -289,7 +287,6 @@ final class Idle {
                 return false;
             }
             if (spinning.compareAndSet(s, s + 1)) {
-                if (ScaleProbe.ON) overHalf();
                 return true;
             }
         }
@@ -309,7 +306,6 @@ final class Idle {
         }
         m.spinning = true;
         p.count(Counter.SPINS);
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.START_SPINNING);
         if (Events.on()) {
             Events.spinStarted(m);
         }
@@ -349,7 +345,6 @@ final class Idle {
         Events.spinEnded(m, true);
         m.spinning = false;
         if (spinning.decrementAndGet() == 0) {
-            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.FOUNDWORK_WAKEP);
             wakeP();
         }
     }
@@ -377,7 +372,6 @@ final class Idle {
      * ({@link #foundWork}). Never throws.
      */
     void wakeP() {
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.WAKEP_CALLS);
         // Fast path, two volatile reads: plain loads on x86.
         if (spinning.get() != 0 || idleProcs == 0) {
             return;
@@ -385,7 +379,6 @@ final class Idle {
         if (!spinning.compareAndSet(0, 1)) {
             return; // someone else became the spinner
         }
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.WAKEP_SLOW);
         Parking.Reservation m;
         Processor p;
         lock.lock();
@@ -404,7 +397,6 @@ final class Idle {
         } finally {
             lock.unlock();
         }
-        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.WAKEP_WOKE); overHalf(); }
         scheduling.parking.handTo(m, p, true); // gives everything back itself if no carrier could be started
     }
 }

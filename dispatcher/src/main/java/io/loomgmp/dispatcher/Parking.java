@@ -97,7 +97,6 @@ final class Parking {
      * scheduler has terminated (or {@code m} retired after its keep-alive).
      */
     Processor stop(Carrier m, boolean moved) {
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STOPS);
         releaseP(m); // 8.
         if (moved) {
             scheduling.idle.wakeP(); // a retired P's queue went to the global queue: a carrier for it
@@ -139,16 +138,14 @@ final class Parking {
     Processor spinnerRecheck(Carrier m) {
         Idle idle = scheduling.idle;
         idle.stopSpinning(m);
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.RECHECK_CALLS);
         // The busy Ps' queues (Idle's busy mask, retired Ps still held among them): an idle P's
         // queue is empty, and a P whose bit this read misses was taken after our decrement, so
         // its holder's submitter sees the decrement and wakes a carrier (Idle's class comment).
-        boolean work = !scheduling.global.isEmpty() || idle.anyBusyQueued(null)
+        boolean work = !scheduling.global.isEmpty() || idle.anyBusyQueued(null, false)
                 || scheduling.timers.anyDue(System.nanoTime());
         if (!work) {
             return null;
         }
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.RECHECK_HITS);
         Processor p;
         scheduling.lock.lock();
         try {

@@ -236,7 +236,6 @@ final class Retake implements AutoCloseable {
     /** When a P last took a task from the global ready lane. */
     private long lastReadyTaken() {
         long last = scheduling.allp[0].readyTakenAt();
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SYSMON_SCANS, scheduling.procs);
         for (int i = 1, n = scheduling.procs; i < n; i++) {
             long taken = scheduling.allp[i].readyTakenAt();
             if (taken - last > 0) {
@@ -278,7 +277,6 @@ final class Retake implements AutoCloseable {
         // handing it on), and those sysmon watched at its last round, to forget them once: so a
         // round's work follows the busy Ps, O(busy + Ps / 64), not every P made. A P idle at
         // both rounds has nothing to look at: no holder, an empty queue, a watch forgotten.
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SYSMON_ROUNDS);
         Idle idle = scheduling.idle;
         int n = scheduling.allocated;
         for (int w = 0, words = ProcMask.words(n); w < words; w++) {
@@ -288,7 +286,6 @@ final class Retake implements AutoCloseable {
                 if (i >= n) {
                     break; // made after our read of allocated: the next round
                 }
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SYSMON_PVISITS);
                 acted |= look(scheduling.allp[i], watches[i], i, readyWaited, now);
             }
         }

@@ -159,7 +159,6 @@ final class RunLoop {
     private boolean runTask(Carrier m, Runnable task) {
         Processor p = m.p;
         p.count(Counter.TASKS_RUN);
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.TASKS);
         m.yieldingAtPoll = false;
         boolean recorded = Events.on();
         if (recorded) {
@@ -292,9 +291,7 @@ final class RunLoop {
             }
             // 7. Steal, but keep the searchers to half the busy Ps (Idle: the spinner bound, one
             // CAS): more would burn CPU for nothing while the busy ones generate work.
-            boolean spins = idle.startSpinning(m, p);
-            if (ScaleProbe.ON && !spins) ScaleProbe.count(ScaleProbe.C.MAYSPIN_DENIED);
-            if (spins) {
+            if (idle.startSpinning(m, p)) {
                 task = took(m, p, stealing.stealWork(m, p), null, RunSource.STOLEN, true);
                 if (task != null) {
                     return task;
@@ -322,12 +319,11 @@ final class RunLoop {
      * request of a lightly loaded server. ForkJoinPool's workers scan before they block likewise.
      * Bounded: a search wait costs at most this much CPU, only while some P is busy, and only for
      * searchers, which {@link Idle#startSpinning} keeps to half the busy Ps; each look reads the
-     * global queue and the busy Ps' queues ({@link Idle#anyBusyQueued}), not every P's.
+     * global queue and the held Ps' queues ({@link Idle#anyBusyQueued}), not every P's.
      */
     private boolean spinForWork(Processor p) {
         long now = System.nanoTime();
         long until = now + searchSpinNanos;
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_CALLS);
         // The earliest timer of any P, read once, not at every look (a walk over every P's heap).
         // A timer added during the wait is the adder's to wake someone for (Timers.added): if it
         // saw this spinner counted and woke nobody, this carrier re-checks the timers after its
@@ -341,10 +337,9 @@ final class RunLoop {
             for (int i = 0; i < SEARCH_SPINS_PER_LOOK; i++) {
                 Thread.onSpinWait();
             }
-            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_LOOKS);
-            // The busy Ps' queues only (Idle's busy mask): an idle P's is empty.
-            if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty() || idle.anyBusyQueued(p)) {
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.SPINWAIT_HITS);
+            // The held Ps' queues only (Idle's busy mask): an idle P's is empty, and a thief skips
+            // one in transit.
+            if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty() || idle.anyBusyQueued(p, true)) {
                 return true;
             }
             now = System.nanoTime();
@@ -456,7 +451,6 @@ final class RunLoop {
             p.readyBatched(now, p.runQueue.tailIndex()); // sysmon: they wait behind what p runs
         }
         p.count(Counter.GLOBAL_GRABS, n);
-        if (ScaleProbe.ON) { ScaleProbe.count(ScaleProbe.C.READY_BATCHES); ScaleProbe.count(ScaleProbe.C.READY_BATCH_TASKS, n); }
         return first;
     }
 

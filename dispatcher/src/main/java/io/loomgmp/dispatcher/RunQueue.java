@@ -227,7 +227,6 @@ final class RunQueue {
             return 0;
         }
         if (graceNanos > 0) {
-            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_GRACE);
             spinFor(graceNanos);
         }
         // Volatile CAS: if the owner polled or replaced it meanwhile, we take nothing.

@@ -58,11 +58,9 @@ final class Stealing {
         if (n == 1) {
             return null;
         }
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_CALLS);
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int pass = 0; pass < STEAL_PASSES; pass++) {
             boolean lastPass = pass == STEAL_PASSES - 1;
-            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_PASSES);
             Runnable task = stealPass(m, p, n, random.nextInt(n), lastPass);
             if (task != null) {
                 return task;
@@ -101,7 +99,6 @@ final class Stealing {
                 if (victim == p) {
                     continue;
                 }
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_VICTIMS);
                 if (victimSeen != null) {
                     victimSeen.accept(i);
                 }
@@ -120,11 +117,9 @@ final class Stealing {
     /** Takes half of {@code victim}'s ring (its runnext on the last pass) into {@code p}; the task to run now, or null. */
     private Runnable stealFrom(Carrier m, Processor p, Processor victim, boolean lastPass) {
         int before = p.runQueue.size();
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_TRIES);
         Runnable task = p.runQueue.stealHalfFrom(victim.runQueue, lastPass, RUNNEXT_GRACE_NANOS);
         if (task != null) {
             int stolen = p.runQueue.size() - before + 1;
-            if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.STEAL_HITS);
             p.count(Counter.STEALS);
             p.count(Counter.STOLEN_TASKS, stolen);
             if (Events.on()) {

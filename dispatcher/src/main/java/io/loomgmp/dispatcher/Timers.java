@@ -107,7 +107,6 @@ final class Timers {
                 if (i >= n) {
                     break; // made after our read of allocated, with no timer before it was published
                 }
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.TIMER_SCANS);
                 TimerHeap heap = allp[i].timers;
                 if (!heap.isEmpty()) {
                     long d = Math.max(0, heap.nextWhen() - now);
@@ -139,7 +138,6 @@ final class Timers {
                 if (i >= n) {
                     break;
                 }
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.TIMER_SCANS);
                 if (allp[i].timers.hasDue(now)) {
                     return true;
                 }
@@ -220,7 +218,6 @@ final class Timers {
         }
         long now = 0;
         boolean ran = false;
-        if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.OTHERSDUE_CALLS);
         // The Ps with timers only (the timer mask): idle or busy, retired ones too.
         for (int w = 0, words = ProcMask.words(n); w < words; w++) {
             for (long bits = withTimers.word(w); bits != 0; bits &= bits - 1) {
@@ -228,7 +225,6 @@ final class Timers {
                 if (i >= n) {
                     break;
                 }
-                if (ScaleProbe.ON) ScaleProbe.count(ScaleProbe.C.OTHERSDUE_SCANS);
                 Processor other = scheduling.allp[i];
                 if (other != p && !other.timers.isEmpty()) {
                     if (now == 0) {

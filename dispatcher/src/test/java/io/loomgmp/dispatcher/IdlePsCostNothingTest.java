@@ -88,11 +88,15 @@ class IdlePsCostNothingTest {
         Scheduling s = inert(100);
         Carrier a = holding(s, 3, "a");
         Carrier b = holding(s, 97, "b");
-        assertFalse(s.idle.anyBusyQueued(null));
+        assertFalse(s.idle.anyBusyQueued(null, false));
         assertNull(b.p.runQueue.pushOrOverflow(NOTHING));
-        assertTrue(s.idle.anyBusyQueued(null));
-        assertTrue(s.idle.anyBusyQueued(a.p));
-        assertFalse(s.idle.anyBusyQueued(b.p), "its own queue is not another's");
+        assertTrue(s.idle.anyBusyQueued(null, false));
+        assertTrue(s.idle.anyBusyQueued(a.p, true));
+        assertFalse(s.idle.anyBusyQueued(b.p, false), "its own queue is not another's");
+        b.p.release(); // in transit, as a hand-off leaves it: the re-check sees its work, the search wait does not
+        assertTrue(s.idle.anyBusyQueued(a.p, false));
+        assertFalse(s.idle.anyBusyQueued(a.p, true), "no steal can take it there");
+        b.p.acquire(b);
         assertTrue(s.idle.isBusy(3) && s.idle.isBusy(97));
         assertEquals(2, java.util.stream.IntStream.range(0, 100).filter(s.idle::isBusy).count(), "idle Ps' bits are clear");
         b.p.runQueue.poll();

@@ -32,7 +32,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *     m.spinning = false;
  *     spinning.decrementAndGet();
  *     ...
- *     boolean work = !scheduling.global.isEmpty() || idle.anyBusyQueued(null)
+ *     boolean work = !scheduling.global.isEmpty() || idle.anyBusyQueued(null, false)
  *             || scheduling.timers.anyDue(System.nanoTime());
  * </pre>
  * and takes an idle P back if it finds work. {@code anyBusyQueued} reads the queues of the busy
