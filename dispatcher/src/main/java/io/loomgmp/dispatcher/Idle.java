@@ -76,12 +76,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * however many Ps sit idle. The bits are changed under the scheduler lock with volatile RMWs
  * ({@link ProcMask}; set in {@link #getP}/{@link #takeP} before the P is handed to anyone, cleared
  * in {@link #putP} after its holder let it go) and read without it with volatile loads (plain
- * loads on x86). Why a reader that skips a P whose bit it read clear loses no wake-up: a P's queue gets
- * a task only from its holder, after the bit was set (the set, then the lock or the hand-over's
- * volatile {@code nextP}, then the acquire, then the push); a reader that read the bit clear
- * read it before the set in the synchronization order, so its earlier volatile accesses (a
- * spinner's decrement of {@link #spinning}) precede the submitter's later ones (its read of
- * {@link #spinning} after the push): the submitter sees the decrement and wakes a carrier.
+ * loads on x86). Why a reader that skips a P whose bit it read clear loses no wake-up: a P's
+ * queue gets a task only from its holder, after the bit was set (the set, then the lock or the
+ * hand-over's volatile {@code nextP}, then the acquire, then the push); a reader that read the
+ * bit clear read it before the set in the synchronization order, so its earlier volatile
+ * accesses (a spinner's decrement of {@link #spinning}) precede the submitter's later ones (its
+ * read of {@link #spinning} after the push): the submitter sees the decrement and wakes a
+ * carrier.
  *
  * <p>The list, linked through the Ps ({@link Processor#idleNext}), and the mask are guarded by the
  * scheduler lock; the count {@link #idleProcs} is a volatile copy for lock-free reads.
