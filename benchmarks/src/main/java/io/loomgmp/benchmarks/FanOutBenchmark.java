@@ -15,10 +15,12 @@ import java.util.concurrent.atomic.LongAdder;
  * for all of them (a latch); the score is the time from the parent's start to its end. One
  * producer of work, every carrier a consumer: it measures start, stealing and wake-ups of idle
  * carriers.
+ *
+ * <p>{@code procs}: the number of Ps, more than the cores if asked ({@link OnSchedulerAtProcs}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public class FanOutBenchmark extends HandOffBenchmark {
+public class FanOutBenchmark extends OnSchedulerAtProcs {
     @Param("100000")
     public int children;
 

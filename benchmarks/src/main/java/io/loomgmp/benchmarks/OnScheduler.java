@@ -32,8 +32,14 @@ public abstract class OnScheduler {
     @Param({"gmp", "fjp"})
     public String scheduler;
 
-    /** The number of Ps for GMP and the parallelism for ForkJoinPool: both default to this. */
-    protected static final int PROCS = Runtime.getRuntime().availableProcessors();
+    /**
+     * The number of Ps for GMP and the parallelism for ForkJoinPool in this fork: both read
+     * {@code -Djdk.virtualThreadScheduler.parallelism}, and both default to the cores. The
+     * benchmarks whose work is measured per P ({@link OnSchedulerAtProcs}) get it from the runner
+     * with their {@code procs} parameter; the others run with the default.
+     */
+    protected static final int PROCS = Integer.getInteger(OnSchedulerAtProcs.PARALLELISM_PROPERTY,
+            Runtime.getRuntime().availableProcessors());
 
     @Setup(Level.Trial)
     public void checkScheduler() throws InterruptedException {

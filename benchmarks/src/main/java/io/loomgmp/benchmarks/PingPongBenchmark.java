@@ -26,12 +26,14 @@ import java.util.concurrent.locks.LockSupport;
  *       bare wake-up that every blocking hand-off is built on.</li>
  * </ul>
  * This is the case for GMP's {@code runnext}: the woken thread runs next on the waker's P.
+ *
+ * <p>{@code procs}: the number of Ps, more than the cores if asked ({@link OnSchedulerAtProcs}).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Djmh.executor=VIRTUAL")
-public class PingPongBenchmark extends HandOffBenchmark {
+public class PingPongBenchmark extends OnSchedulerAtProcs {
     private static final Integer TOKEN = 1;
     private static final Integer STOP = -1;
     private static final int DRIVER_TURN = 0;

@@ -1,6 +1,9 @@
 package io.loomgmp.benchmarks;
 
 import io.loomgmp.bridge.Gmp;
+import jdk.management.VirtualThreadSchedulerMXBean;
+
+import java.lang.management.ManagementFactory;
 
 /** Which scheduler this JVM runs virtual threads on, checked against the one a benchmark expects. */
 final class Schedulers {
@@ -32,6 +35,31 @@ final class Schedulers {
                 }
             }
             default -> throw new IllegalArgumentException("unknown scheduler \"" + expected + "\": expected gmp or fjp");
+        }
+    }
+
+    /**
+     * Checks the parameter {@code procs} ({@link OnSchedulerAtProcs}) against the scheduler this
+     * JVM really runs virtual threads on: its parallelism, as the JDK's
+     * {@code VirtualThreadSchedulerMXBean} reports it (the agent makes it report GMP's Ps), must be
+     * {@code procs}, or the cores for {@code procs = 0}.
+     *
+     * @throws IllegalStateException if it is not: JMH cannot pass a parameter to the fork's JVM,
+     *         so the fork must be started with the matching {@code -D} argument
+     * @throws IllegalArgumentException if {@code procs} is negative
+     */
+    static void checkProcs(int procs) {
+        if (procs < 0) {
+            throw new IllegalArgumentException("procs=" + procs + ": expected 0 (the cores) or a number of Ps");
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        int expected = procs == 0 ? cores : procs;
+        int actual = ManagementFactory.getPlatformMXBean(VirtualThreadSchedulerMXBean.class).getParallelism();
+        if (actual != expected) {
+            throw new IllegalStateException("procs=" + procs + (procs == 0 ? " (the " + cores + " cores)" : "")
+                    + ", but this JVM's virtual-thread scheduler has parallelism " + actual + ": JMH cannot set a JVM"
+                    + " argument from a parameter; start the fork with -jvmArgsPrepend -D" + OnSchedulerAtProcs.PARALLELISM_PROPERTY + "="
+                    + expected + " (BenchRunner --procs does), or with -p procs=" + actual);
         }
     }
 

@@ -15,10 +15,12 @@ import java.util.concurrent.TimeUnit;
  * {@code leaves} leaves that return their number (1,000,000 leaves: 1,111,111 virtual threads);
  * the score is the time of one whole tree. It measures thread start, hand-off of new threads to
  * other carriers (stealing) and join.
+ *
+ * <p>{@code procs}: the number of Ps, more than the cores if asked ({@link OnSchedulerAtProcs}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public class SkynetBenchmark extends HandOffBenchmark {
+public class SkynetBenchmark extends OnSchedulerAtProcs {
     private static final int FAN_OUT = 10;
 
     /** A power of 10. */

@@ -18,10 +18,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>The budget is taken in batches of {@value #BATCH} from one shared counter, so the total is
  * exact whatever procs is (the score needs a fixed count of operations) and the counter is
  * touched once per 100 yields.
+ *
+ * <p>{@code procs}: the number of Ps, more than the cores if asked ({@link OnSchedulerAtProcs}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class YieldStormBenchmark extends HandOffBenchmark {
+public class YieldStormBenchmark extends OnSchedulerAtProcs {
     static final int YIELDS = 100_000;
     private static final int BATCH = 100; // divides YIELDS
 

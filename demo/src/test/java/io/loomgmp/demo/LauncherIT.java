@@ -303,10 +303,27 @@ class LauncherIT {
     void benchPublishNamesTheDocItRewritesAndNeedsAWholeRun() throws Exception {
         Run run = launcher("bench", "--publish", "Skynet");
         assertEquals(2, run.exitCode(), run.toString());
-        assertTrue(run.stderr().contains("--publish needs a whole run (no REGEX, no --smoke or --first-seconds): only that may replace the"
+        assertTrue(run.stderr().contains("--publish needs a whole run (no REGEX, --procs, --smoke or --first-seconds): only that may replace the"
                 + " table in docs/performance.md"), run.stderr());
         assertTrue(Files.isRegularFile(ROOT.resolve("docs/performance.md")), "the doc bench --publish rewrites");
         assertTrue(launcher("help", "bench").stdout().contains("benchmarks/results/ and the benchmark table in docs/performance.md"));
+        Run procs = launcher("bench", "--publish", "--procs", "2,8");
+        assertEquals(2, procs.exitCode(), procs.toString());
+        assertTrue(procs.stderr().contains("--publish needs a whole run"), procs.stderr());
+    }
+
+    @Test
+    void benchProcsNeedsAListOfNumbersBeforeBuildingAnything() throws Exception {
+        for (List<String> bad : List.of(List.of("--procs"), List.of("--procs", "two"), List.of("--procs", "2,,8"),
+                List.of("--procs", "--quick"))) {
+            List<String> args = new ArrayList<>(List.of("bench"));
+            args.addAll(bad);
+            Run run = launcher(args.toArray(String[]::new));
+            assertEquals(2, run.exitCode(), args + ": " + run);
+            assertTrue(run.stderr().contains("--procs takes numbers of Ps separated by commas, e.g. --procs 2,8,32"),
+                    args + ": " + run.stderr());
+            assertFalse(run.stderr().contains("building"), args + " built something: " + run.stderr());
+        }
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.loomgmp.dispatcher;
 
-import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -8,7 +7,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Which Ps are idle, who is searching, and who gets woken (Tokio's {@code idle.rs}): the idle P
  * list, the count of spinning carriers, and {@link #wakeP} (Go's {@code pidleput}/{@code pidleget},
  * {@code sched.nmspinning} and {@code wakep}/{@code startm}). Every change of the spinning count is
- * made here: {@link #startSpinning}, {@link #foundWork}, {@link #stopSpinning},
+ * made here: {@link #startSpinning}, {@link #spinAgain}, {@link #foundWork}, {@link #stopSpinning},
  * {@link #becomeSpinner} and {@link #spinnerGone}; so is every decision to wake a carrier. A
  * carrier's own {@code spinning} flag follows the count, also in {@code Carriers}: a carrier
  * started for a spinning reservation begins with it set ({@code Carriers.start}), and a failed
@@ -47,25 +46,69 @@ import java.util.concurrent.locks.ReentrantLock;
  * for a carrier that runs (sysmon wakes one again later). Everything else here only moves
  * objects between lists under the lock.
  *
- * <p>The list is guarded by the scheduler lock; the count {@link #idleProcs} is a volatile copy
- * for lock-free reads.
+ * <h2>The spinner bound: at most half the busy Ps search</h2>
+ * A carrier becomes a spinner only while {@code 2 * spinning < busy}, where {@code busy} is
+ * {@code procs - idleProcs}, the Ps off the idle list, its own among them (Go's rule in
+ * {@code findRunnable}: "at most half the busy Ps spin"; more would burn CPU for nothing while
+ * the busy ones make the work). The check and the increment are one CAS ({@link #spinIfBelowHalf}),
+ * so that carriers that run out of work together cannot all pass the check before any of them
+ * counts (Go's check is racy). Every path that makes a new spinner goes through it: a carrier
+ * holding a P that found nothing ({@link #startSpinning}) and the timer sleeper that took a P
+ * ({@link #becomeSpinner}, which spun unconditionally before). {@link #wakeP} starts one only
+ * while none spins (0 to 1, and its P makes {@code busy} at least 1). A spinner whose re-check
+ * found work spins again unconditionally ({@link #spinAgain}, as in Go: it is the same searcher
+ * going on, whose count was given up a moment before; a refusal there could come from
+ * {@link #wakeP}'s tentative count alone, which it gives back at once when it finds no idle P:
+ * jcstress {@code WakePVsSpinnerRelease} saw that carrier end up holding a P, not counted, while
+ * the waker had backed off). A carrier refused goes on without searching other Ps: it runs its own
+ * P's work, the global queue and due timers, and gives the P up when they are empty. No wake-up
+ * is lost by a refusal: it means that another spinner is counted, and that spinner re-checks
+ * every queue after its own decrement, which comes after the refused CAS read it, so it sees
+ * whatever the refused carrier saw. Checked by {@code SpinnerBoundTest}.
+ *
+ * <h2>Which Ps are busy: the busy mask</h2>
+ * One bit per P (Go's {@code idlepMask}, the other way round): set while the P is off the idle
+ * list and not a retired P given up, that is, held by a carrier, in transit to one, or retaken by
+ * sysmon; clear while it is idle. An idle P's queue is empty (putP's precondition), so whoever
+ * looks for work in the Ps' queues (thieves, {@link Stealing}; the search wait,
+ * {@code RunLoop.spinForWork}; the spinner's re-check, {@link Parking#spinnerRecheck}) and sysmon
+ * ({@code Retake.round}) walk the set bits only: a look costs O(busy Ps + Ps / 64), not O(Ps),
+ * however many Ps sit idle. The bits are changed under the scheduler lock with volatile RMWs
+ * ({@link ProcMask}; set in {@link #getP}/{@link #takeP} before the P is handed to anyone, cleared
+ * in {@link #putP} after its holder let it go) and read without it with volatile loads (plain
+ * loads on x86). Why a reader that skips a P whose bit it read clear loses no wake-up: a P's
+ * queue gets a task only from its holder, after the bit was set (the set, then the lock or the
+ * hand-over's volatile {@code nextP}, then the acquire, then the push); a reader that read the
+ * bit clear read it before the set in the synchronization order, so its earlier volatile
+ * accesses (a spinner's decrement of {@link #spinning}) precede the submitter's later ones (its
+ * read of {@link #spinning} after the push): the submitter sees the decrement and wakes a
+ * carrier.
+ *
+ * <p>The list, linked through the Ps ({@link Processor#idleNext}), and the mask are guarded by the
+ * scheduler lock; the count {@link #idleProcs} is a volatile copy for lock-free reads.
  */
 final class Idle {
 
     private final ReentrantLock lock;
     private final Scheduling scheduling;
-    /** Replaced (under the lock) only by {@link #ensureRoom}. */
-    private ArrayDeque<Processor> idlePs = new ArrayDeque<>();
-    /** Ps the idle list holds without growing: {@code ArrayDeque(n)} takes n without a resize. Under the lock. */
-    private int idleRoom;
+    /**
+     * The idle list's head, the most recently idle P first (Go's {@code sched.pidle}: LIFO, so the
+     * P handed out next is the one whose caches are warmest); linked through
+     * {@link Processor#idleNext}. Under the lock.
+     */
+    private Processor idleHead;
+    /** Ps on the idle list. Written under the lock; volatile for lock-free reads. */
     private volatile int idleProcs;
+    /** The busy mask (see the class comment). Changed under the lock; read without it. */
+    private final ProcMask busy;
 
     /** Carriers searching for work (Go's sched.nmspinning). Changed only by the methods below. */
     private final AtomicInteger spinning = new AtomicInteger();
 
-    Idle(ReentrantLock lock, Scheduling scheduling) {
+    Idle(ReentrantLock lock, Scheduling scheduling, int maxProcs) {
         this.lock = lock;
         this.scheduling = scheduling;
+        this.busy = new ProcMask(maxProcs);
     }
 
     /**
@@ -73,13 +116,13 @@ final class Idle {
      * whoever took it: retaken, in transit) lets it go here ({@link Processor#release}). A
      * retired P ({@link ProcResize}) does not go on the idle list: it is counted out of the
      * retiring ones instead. Every path that gives a P up comes here, so an idle-listed P is
-     * always an active one. Allocates nothing while the list has the room that
-     * {@link #ensureRoom} made.
+     * always an active one. Either way its busy bit is cleared: its queue is empty, and nobody
+     * holds it. O(1); allocates nothing (the list is linked through the Ps).
      */
     void putP(Processor p) {
         assert lock.isHeldByCurrentThread();
         assert p.runQueue.isEmpty() : "putP: P " + p.id + " has a non-empty run queue";
-        assert !idlePs.contains(p) : "putP: P " + p.id + " is already idle";
+        assert !p.onIdleList : "putP: P " + p.id + " is already idle";
         p.release();
         // After the holder's volatile write: a request sysmon made for the task that is gone is
         // either taken here or withdrawn by sysmon, which re-reads the holder after requesting
@@ -88,9 +131,16 @@ final class Idle {
         if (p.isRetired()) {
             scheduling.resize.retiredGivenUp(p);
         } else {
-            idlePs.push(p);
-            idleProcs = idlePs.size();
+            p.idleNext = idleHead;
+            p.idlePrev = null;
+            if (idleHead != null) {
+                idleHead.idlePrev = p;
+            }
+            idleHead = p;
+            p.onIdleList = true;
+            idleProcs = idleProcs + 1;
         }
+        setBusy(p, false); // after the release: a reader that sees the bit clear finds the P let go
         scheduling.shutdown.signalIfQuiescent();
     }
 
@@ -111,44 +161,110 @@ final class Idle {
     }
 
     /**
-     * Must hold the scheduler lock. Makes room on the idle P list for {@code procs} Ps, so that
-     * {@link #putP} never has to grow it (and so cannot fail) while a resize is half done. May
-     * throw an {@code OutOfMemoryError}, changing nothing.
+     * Must hold the scheduler lock. Returns an idle P (now held by nobody, its busy bit set), or
+     * {@code null}. O(1).
      */
-    void ensureRoom(int procs) {
-        assert lock.isHeldByCurrentThread();
-        if (procs > idleRoom) {
-            ArrayDeque<Processor> bigger = new ArrayDeque<>(procs);
-            bigger.addAll(idlePs); // the same order
-            idlePs = bigger;
-            idleRoom = procs;
-        }
-    }
-
-    /** Must hold the scheduler lock. Returns an idle P (now held by nobody), or {@code null}. */
     Processor getP() {
         assert lock.isHeldByCurrentThread();
-        Processor p = idlePs.poll();
+        Processor p = idleHead;
         if (p != null) {
-            idleProcs = idlePs.size();
+            unlink(p);
+            setBusy(p, true); // before anyone can acquire it and queue work on it
             scheduling.sysmon.wake(); // work is back: sysmon leaves its deep sleep
         }
         return p;
     }
 
-    /** Must hold the scheduler lock. Takes {@code p} off the idle list; false if it is not on it. */
+    /**
+     * Must hold the scheduler lock. Takes {@code p} off the idle list; false if it is not on it.
+     * Its busy bit is set, unless it was retired ({@link ProcResize}: it leaves the list for good
+     * and nobody will hold it). O(1).
+     */
     boolean takeP(Processor p) {
         assert lock.isHeldByCurrentThread();
-        if (idlePs.remove(p)) {
-            idleProcs = idlePs.size();
-            scheduling.sysmon.wake();
-            return true;
+        if (!p.onIdleList) {
+            return false;
         }
-        return false;
+        unlink(p);
+        if (!p.isRetired()) {
+            setBusy(p, true);
+        }
+        scheduling.sysmon.wake();
+        return true;
+    }
+
+    /** Must hold the scheduler lock: {@code p}, on the idle list, leaves it. */
+    private void unlink(Processor p) {
+        Processor next = p.idleNext;
+        Processor prev = p.idlePrev;
+        if (prev == null) {
+            idleHead = next;
+        } else {
+            prev.idleNext = next;
+        }
+        if (next != null) {
+            next.idlePrev = prev;
+        }
+        p.idleNext = null;
+        p.idlePrev = null;
+        p.onIdleList = false;
+        idleProcs = idleProcs - 1;
     }
 
     int idleProcs() {
         return idleProcs;
+    }
+
+    // ---------------------------------------------------------------- the busy mask
+
+    /** Must hold the scheduler lock. A volatile RMW: see the class comment for the pairing. */
+    private void setBusy(Processor p, boolean isBusy) {
+        if (isBusy) {
+            busy.set(p.id);
+        } else {
+            busy.clear(p.id);
+        }
+    }
+
+    /**
+     * Any thread: word {@code word} of the busy mask (Ps {@code 64 * word} to {@code 64 * word + 63};
+     * a set bit: that P is held, in transit or retaken; clear: idle, or a retired P given up, with
+     * an empty queue either way). A volatile load. Walk Ps {@code [0, allocated)} as
+     * {@code for (w = 0; w < (allocated + 63) >>> 6; w++)} over the set bits of each word.
+     */
+    long busyWord(int word) {
+        return busy.word(word);
+    }
+
+    /**
+     * Any thread: whether a busy P other than {@code except} has a task in its ring or runnext;
+     * with {@code heldOnly}, only a P that a carrier holds (not one in transit or retaken, which a
+     * thief skips: the search wait must not see work there that no steal can take, or it would
+     * look again at once, over and over, for as long as the P is in transit). Walks the set bits
+     * of the busy mask: O(busy Ps + Ps / 64). An idle P is skipped, as its queue is empty (see the
+     * class comment for why a stale clear bit loses no wake-up).
+     */
+    boolean anyBusyQueued(Processor except, boolean heldOnly) {
+        Processor[] allp = scheduling.allp;
+        int n = scheduling.allocated;
+        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
+            for (long bits = busyWord(w); bits != 0; bits &= bits - 1) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (i >= n) {
+                    break; // a P made after our read of allocated: the next look sees it
+                }
+                Processor other = allp[i];
+                if (other != except && (!heldOnly || other.holder() != null) && !other.runQueue.isEmpty()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Any thread: whether P {@code id}'s busy bit is set (see {@link #busyWord}). */
+    boolean isBusy(int id) {
+        return busy.contains(id);
     }
 
     // ---------------------------------------------------------------- spinning
@@ -158,13 +274,52 @@ final class Idle {
         return spinning.get();
     }
 
-    /** Whether a carrier holding a P that found nothing local may search other Ps: the searchers are kept to half the busy Ps. */
-    boolean maySpin(Carrier m) {
-        return m.spinning || 2 * spinning.get() < scheduling.procs - idleProcs;
+    /**
+     * Counts one more spinner if fewer than half the busy Ps spin ({@code 2 * spinning < busy},
+     * the caller's own P counted busy), and returns whether it did: the check and the increment
+     * are one CAS, so the bound holds at every increment however many carriers try at once (see
+     * the class comment). Volatile reads of {@code procs} and {@link #idleProcs}, then a volatile
+     * CAS: as sequentially consistent as the increment it replaces, which the wake-up pairs rely on.
+     */
+    private boolean spinIfBelowHalf() {
+        while (true) {
+            int s = spinning.get();
+            if (2 * s >= scheduling.procs - idleProcs) {
+                return false;
+            }
+            if (spinning.compareAndSet(s, s + 1)) {
+                return true;
+            }
+        }
     }
 
-    /** Carrier {@code m}, holding {@code p}, found nothing local and starts searching. */
-    void startSpinning(Carrier m, Processor p) {
+    /**
+     * Carrier {@code m}, holding {@code p}, found nothing local: it starts searching other Ps if
+     * fewer than half the busy Ps search already ({@link #spinIfBelowHalf}). Returns whether
+     * {@code m} is a spinner now (true at once if it already was).
+     */
+    boolean startSpinning(Carrier m, Processor p) {
+        if (m.spinning) {
+            return true;
+        }
+        if (!spinIfBelowHalf()) {
+            return false;
+        }
+        m.spinning = true;
+        p.count(Counter.SPINS);
+        if (Events.on()) {
+            Events.spinStarted(m);
+        }
+        return true;
+    }
+
+    /**
+     * Spinner {@code m}, whose re-check after giving up its P found work ({@link Parking#spinnerRecheck}),
+     * took {@code p} and searches again, whatever the bound (see the class comment): the count it
+     * gave up a moment before comes back, so that finding work wakes the next searcher
+     * ({@link #foundWork}).
+     */
+    void spinAgain(Carrier m, Processor p) {
         m.spinning = true;
         spinning.incrementAndGet();
         p.count(Counter.SPINS);
@@ -173,11 +328,17 @@ final class Idle {
         }
     }
 
-    /** Must hold the scheduler lock. Timer sleeper {@code m} took an idle P to run due timers: it searches. */
+    /**
+     * Must hold the scheduler lock. Timer sleeper {@code m} took an idle P to run due timers: it
+     * searches, if fewer than half the busy Ps search already ({@link #spinIfBelowHalf}); else it
+     * runs the due timers all the same (every carrier runs other Ps' due timers,
+     * {@code RunLoop}'s step 6) without searching further.
+     */
     void becomeSpinner(Carrier m) {
         assert lock.isHeldByCurrentThread();
-        m.spinning = true;
-        spinning.incrementAndGet();
+        if (spinIfBelowHalf()) {
+            m.spinning = true;
+        }
     }
 
     /** Spinner {@code m} found work: it stops spinning, and the last one wakes another searcher. */
@@ -206,8 +367,10 @@ final class Idle {
 
     /**
      * Any thread, after queueing work. Starts a spinning carrier on an idle P if nobody is
-     * spinning. Go's wakep: at most one spinner is woken per call; that spinner, once it finds
-     * work, wakes the next one ({@link #foundWork}). Never throws.
+     * spinning. Go's wakep: at most one spinner is woken per call, and only while none spins (the
+     * CAS 0 to 1), so it keeps the spinner bound (the class comment): one spinner on the P it is
+     * handed, {@code 2 * 0 < busy}. That spinner, once it finds work, wakes the next one
+     * ({@link #foundWork}). Never throws.
      */
     void wakeP() {
         // Fast path, two volatile reads: plain loads on x86.

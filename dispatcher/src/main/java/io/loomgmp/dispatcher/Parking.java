@@ -133,17 +133,16 @@ final class Parking {
      * submitter that saw {@code m} still spinning did not wake anyone, so its task must be
      * visible to this re-check ({@link Idle}: reversing the two steps loses wake-ups). If there is
      * work and a P is idle, takes that P and spins again (so that finding work wakes the next
-     * one) and returns the P; else {@code null}.
+     * one; {@link Idle#spinAgain}) and returns the P; else {@code null}.
      */
     Processor spinnerRecheck(Carrier m) {
         Idle idle = scheduling.idle;
         idle.stopSpinning(m);
-        boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
-        // Every P made, retired ones too: a retired P's holder moves its queue to the global queue
-        // and wakes a carrier itself, but looking costs nothing here.
-        for (int i = 0, n = scheduling.allocated; !work && i < n; i++) {
-            work = !scheduling.allp[i].runQueue.isEmpty();
-        }
+        // The busy Ps' queues (Idle's busy mask, retired Ps still held among them): an idle P's
+        // queue is empty, and a P whose bit this read misses was taken after our decrement, so
+        // its holder's submitter sees the decrement and wakes a carrier (Idle's class comment).
+        boolean work = !scheduling.global.isEmpty() || idle.anyBusyQueued(null, false)
+                || scheduling.timers.anyDue(System.nanoTime());
         if (!work) {
             return null;
         }
@@ -158,7 +157,8 @@ final class Parking {
         } finally {
             scheduling.lock.unlock();
         }
-        idle.startSpinning(m, p);
+        // The same searcher going on: its count comes back whatever the bound (Idle.spinAgain).
+        idle.spinAgain(m, p);
         return p;
     }
 

@@ -69,7 +69,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Failure</h2>
  * {@link #setProcs} throws {@code IllegalArgumentException} (out of bounds) or
  * {@code IllegalStateException} (closed) before changing anything. What can fail allocates: the
- * new Ps, sysmon's watches and room on the idle list are made first, so an
+ * new Ps, sysmon's watches and the global queue's reserve are made first (the idle list is linked
+ * through the Ps and allocates nothing), so an
  * {@code OutOfMemoryError} there reaches the caller with nothing changed. The state changes under
  * the lock allocate nothing. Moving a retired P's timers may fail (an {@code OutOfMemoryError}
  * growing a heap): that is reported ({@link SchedulerFailure.Site#RESIZE}), the timer in hand goes
@@ -129,7 +130,6 @@ final class ProcResize {
                 if (s.shutdown.isClosed()) {
                     throw new IllegalStateException("scheduler " + s.name + " is closed");
                 }
-                s.idle.ensureRoom(procs); // may throw: still nothing changed
                 old = s.procs;
                 // 2. The change: allocates nothing, so it cannot fail half-way.
                 if (procs > old) {

@@ -151,6 +151,16 @@ final class Processor {
      */
     private LatencyRecorder latency;
 
+    /**
+     * The idle list's links ({@link Idle}; Go's {@code p.link}): the list runs through the Ps
+     * themselves, so that putting a P on it, taking it off, and taking a given P out of the
+     * middle are O(1) and allocate nothing. Under the scheduler lock; {@link #onIdleList} says
+     * whether this P is on it.
+     */
+    Processor idleNext;
+    Processor idlePrev;
+    boolean onIdleList;
+
     /** The scheduler lock, for the asserts of the methods that must hold it; null for a P alone. */
     private final ReentrantLock schedulerLock;
 

@@ -5,8 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What sysmon does at each round (Go's {@code retake}): it looks at every P, in three steps
- * ({@link #round}):
+ * What sysmon does at each round (Go's {@code retake}): it looks at every busy P (not the idle
+ * ones: {@link Idle}'s busy mask), in three steps ({@link #round}):
  * <ol>
  *   <li><b>requests preemption</b> ({@link #preempt}) of a P whose schedtick has not moved for
  *       longer than the time slice while it runs a task ({@link Preemption}): the P's next
@@ -79,6 +79,11 @@ final class Retake implements AutoCloseable {
      * {@link ProcResize} calls first), and read only below it.
      */
     private final SysmonTick[] watches;
+    /**
+     * Ps whose watch holds what sysmon saw of a holder (bit {@code i & 63} of word {@code i >>> 6}):
+     * looked at in the next round even if idle by then, to forget the watch once. Sysmon's thread only.
+     */
+    private final long[] watched;
     /** Sysmon's thread only. */
     private final CollectionSentinel collectionSentinel = new CollectionSentinel();
     /** When a task that work waits behind will have run GIVE_WAY_AFTER_NANOS, or 0. Sysmon's thread only. */
@@ -104,6 +109,8 @@ final class Retake implements AutoCloseable {
     final LongAdder preemptRequests = new LongAdder();
     /** Looks at whether a carrier blocks (tasks old enough to tell, with work waiting): for tests. Sysmon writes it. */
     volatile long blockedChecks;
+    /** Ps looked at by the rounds so far ({@link #look}): for tests of the round's bound. Sysmon writes it. */
+    volatile long psLooked;
     /** {@link BlockedCheck#cpuToSpare()}, unless a test stands in a machine that never has one ({@link TestSeams#cpuToSpare}). */
     private final java.util.function.BooleanSupplier cpuToSpare;
 
@@ -117,6 +124,7 @@ final class Retake implements AutoCloseable {
         };
         this.timeSliceNanos = scheduling.timeSlice.toNanos();
         this.watches = new SysmonTick[scheduling.allp.length];
+        this.watched = new long[ProcMask.words(scheduling.allp.length)];
         ensureWatches(scheduling.procs);
     }
 
@@ -238,7 +246,7 @@ final class Retake implements AutoCloseable {
     }
 
     /**
-     * Sysmon's round: looks at every P; true if it woke a thief or handed a P off, which is what
+     * Sysmon's round: looks at every busy P; true if it woke a thief or handed a P off, which is what
      * brings sysmon's cadence back to its shortest. A preemption request does not (Go's
      * {@code retake} counts only the Ps it retook from syscalls): under saturation some task is
      * asked to give way nearly every millisecond, and a cadence reset by each request kept
@@ -264,43 +272,68 @@ final class Retake implements AutoCloseable {
         // the ready lane moves and nobody needs to give way.
         boolean readyWaited = readyWaitedLongEnough(now);
         readyGiveWayLeft = readyWaited;
-        // Every P made, retired ones too: one still held gets preemption requests and hand-offs
-        // like any other (HandOff.handOff retires it instead of handing it on).
-        for (int i = 0, n = scheduling.allocated; i < n; i++) {
-            Processor p = scheduling.allp[i];
-            SysmonTick watch = watches[i];
-            Lease lease = p.holder();
-            if (lease == null || lease == Lease.RETAKEN) {
-                watch.forget();
-                continue;
-            }
-            Carrier m = lease.carrier;
-            boolean inTask = lease == m.inTask || lease == m.busy;
-            long runs = p.counted(Counter.TASKS_RUN);
-            preempt(p, watch, lease, inTask, runs, readyWaited, now);
-            boolean sameTask = inTask && runs == watch.runs;
-            if (!sameTask) {
-                if (watch.youngLookRuns >= 0 && watch.youngLookRuns == watch.runs) {
-                    // The task sysmon meant to look at again ended first: this P runs short tasks.
-                    watch.youngLookGap = Math.min(2 * watch.youngLookGap, YOUNG_LOOK_GAP_MAX_NANOS);
+        // The busy Ps (Idle's busy mask; retired ones still held among them: one gets preemption
+        // requests and hand-offs like any other, and HandOff.handOff retires it instead of
+        // handing it on), and those sysmon watched at its last round, to forget them once: so a
+        // round's work follows the busy Ps, O(busy + Ps / 64), not every P made. A P idle at
+        // both rounds has nothing to look at: no holder, an empty queue, a watch forgotten.
+        Idle idle = scheduling.idle;
+        int n = scheduling.allocated;
+        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
+            long toLook = idle.busyWord(w) | watched[w];
+            for (long bits = toLook; bits != 0; bits &= bits - 1) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (i >= n) {
+                    break; // made after our read of allocated: the next round
                 }
-                watch.youngLookRuns = -1;
-                watch.sawTask(inTask ? runs : -1, now);
-                watch.blocked.reset();
+                acted |= look(scheduling.allp[i], watches[i], i, readyWaited, now);
             }
-            if (!inTask) {
-                continue;
-            }
-            // With no P idle the task gives way to work that waits for its P (step 1, sooner);
-            // with one idle, a carrier takes that work (step 2).
-            boolean freeP = scheduling.idle.idleProcs() > 0;
-            if (freeP) {
-                acted |= wakeThief(p, sameTask, now);
-            } else {
-                giveWay(p, watch, lease, runs, now);
-            }
-            acted |= handOffIfBlocked(p, watch, m, runs, now);
         }
+        return acted;
+    }
+
+    /**
+     * One P of a round, {@code allp[i]} with its {@code watch}: the three steps of {@link #round}.
+     * Records in {@link #watched} whether sysmon watches it (a holder in its loop or in a task),
+     * so that the next round forgets it once it is gone. True if it acted.
+     */
+    private boolean look(Processor p, SysmonTick watch, int i, boolean readyWaited, long now) {
+        psLooked++; // sysmon's thread only: a plain increment of a volatile, read by tests
+        boolean acted = false;
+        long bit = 1L << (i & 63);
+        Lease lease = p.holder();
+        if (lease == null || lease == Lease.RETAKEN) {
+            watch.forget();
+            watched[i >>> 6] &= ~bit;
+            return false;
+        }
+        watched[i >>> 6] |= bit;
+        Carrier m = lease.carrier;
+        boolean inTask = lease == m.inTask || lease == m.busy;
+        long runs = p.counted(Counter.TASKS_RUN);
+        preempt(p, watch, lease, inTask, runs, readyWaited, now);
+        boolean sameTask = inTask && runs == watch.runs;
+        if (!sameTask) {
+            if (watch.youngLookRuns >= 0 && watch.youngLookRuns == watch.runs) {
+                // The task sysmon meant to look at again ended first: this P runs short tasks.
+                watch.youngLookGap = Math.min(2 * watch.youngLookGap, YOUNG_LOOK_GAP_MAX_NANOS);
+            }
+            watch.youngLookRuns = -1;
+            watch.sawTask(inTask ? runs : -1, now);
+            watch.blocked.reset();
+        }
+        if (!inTask) {
+            return false;
+        }
+        // With no P idle the task gives way to work that waits for its P (step 1, sooner);
+        // with one idle, a carrier takes that work (step 2).
+        boolean freeP = scheduling.idle.idleProcs() > 0;
+        if (freeP) {
+            acted |= wakeThief(p, sameTask, now);
+        } else {
+            giveWay(p, watch, lease, runs, now);
+        }
+        acted |= handOffIfBlocked(p, watch, m, runs, now);
         return acted;
     }
 

@@ -289,12 +289,9 @@ final class RunLoop {
                     return task;
                 }
             }
-            // 7. Steal, but keep the searchers to half the busy Ps: more would burn CPU for
-            // nothing while the busy ones generate work.
-            if (idle.maySpin(m)) {
-                if (!m.spinning) {
-                    idle.startSpinning(m, p);
-                }
+            // 7. Steal, but keep the searchers to half the busy Ps (Idle: the spinner bound, one
+            // CAS): more would burn CPU for nothing while the busy ones generate work.
+            if (idle.startSpinning(m, p)) {
                 task = took(m, p, stealing.stealWork(m, p), null, RunSource.STOLEN, true);
                 if (task != null) {
                     return task;
@@ -321,11 +318,18 @@ final class RunLoop {
      * wake, some 30 µs of wall time on a small VM) and the work that much latency, for every
      * request of a lightly loaded server. ForkJoinPool's workers scan before they block likewise.
      * Bounded: a search wait costs at most this much CPU, only while some P is busy, and only for
-     * searchers, which {@link Idle#maySpin} keeps to half the busy Ps.
+     * searchers, which {@link Idle#startSpinning} keeps to half the busy Ps; each look reads the
+     * global queue and the held Ps' queues ({@link Idle#anyBusyQueued}), not every P's.
      */
     private boolean spinForWork(Processor p) {
-        long until = System.nanoTime() + searchSpinNanos;
-        long now;
+        long now = System.nanoTime();
+        long until = now + searchSpinNanos;
+        // The earliest timer of any P, read once, not at every look (a walk over every P's heap).
+        // A timer added during the wait is the adder's to wake someone for (Timers.added): if it
+        // saw this spinner counted and woke nobody, this carrier re-checks the timers after its
+        // decrement (Parking.spinnerRecheck) and, parking, sleeps for the earliest one.
+        long timerDelay = scheduling.timers.delay(now);
+        long timerDue = now + timerDelay;
         do {
             if (scheduling.procs - idle.idleProcs() <= 1) {
                 return false; // no other P busy (this one counts as busy): nothing is coming
@@ -333,17 +337,13 @@ final class RunLoop {
             for (int i = 0; i < SEARCH_SPINS_PER_LOOK; i++) {
                 Thread.onSpinWait();
             }
-            if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty()) {
+            // The held Ps' queues only (Idle's busy mask): an idle P's is empty, and a thief skips
+            // one in transit.
+            if (!scheduling.global.isEmpty() || !p.runQueue.isEmpty() || idle.anyBusyQueued(p, true)) {
                 return true;
             }
-            for (int i = 0, n = scheduling.allocated; i < n; i++) {
-                Processor other = scheduling.allp[i];
-                if (other != p && other.holder() != null && !other.runQueue.isEmpty()) {
-                    return true;
-                }
-            }
             now = System.nanoTime();
-            if (scheduling.timers.anyDue(now)) {
+            if (timerDelay >= 0 && now - timerDue >= 0) {
                 return true;
             }
         } while (now - until < 0);

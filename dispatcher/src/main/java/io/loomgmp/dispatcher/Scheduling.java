@@ -115,14 +115,13 @@ final class Scheduling {
         this.latencySamples = new LatencySamples(config.latencySampleEvery());
         this.allp = new Processor[maxCarriers];
         this.global = new GlobalQueue(failures, procs, maxCarriers, config.seams().allocationFault());
-        this.idle = new Idle(lock, this);
+        this.idle = new Idle(lock, this, maxCarriers);
         this.parking = new Parking(this);
         this.timers = new Timers(this, config.seams().timerMoveFault());
         ThreadFactory factory = config.threadFactory();
         this.carriers = new Carriers(this, factory != null ? factory : Carriers.defaultFactory(name));
         lock.lock();
         try {
-            idle.ensureRoom(procs);
             for (int i = procs - 1; i >= 0; i--) { // pushed in reverse so P0 is handed out first
                 allp[i] = newProcessor(i);
                 idle.putP(allp[i]);
@@ -160,7 +159,7 @@ final class Scheduling {
 
     /** A new P with id {@code id}: its timers report to this scheduler. Nothing else is done with it. */
     Processor newProcessor(int id) {
-        return new Processor(id, lock, new TimerHeap(shutdown, failures));
+        return new Processor(id, lock, new TimerHeap(shutdown, failures, timers.withTimers, id));
     }
 
     /**

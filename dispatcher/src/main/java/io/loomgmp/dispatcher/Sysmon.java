@@ -4,7 +4,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * sysmon: one daemon platform thread with no P that watches the Ps (Go's {@code sysmon}): it
- * wakes at the cadence below and at each round looks at every P ({@link Retake}: preemption,
+ * wakes at the cadence below and at each round looks at every busy P ({@link Retake}: preemption,
  * thief wake-ups, hand-offs of blocked carriers).
  * <h2>When it looks</h2>
  * Go's cadence: 20 µs between rounds after a round that acted (woke a thief or handed a P off;
@@ -167,7 +167,7 @@ final class Sysmon implements Runnable {
         }
     }
 
-    /** One round: sleep as long as the cadence says, then look at every P. */
+    /** One round: sleep as long as the cadence says, then look at every busy P. */
     private void round() {
         scheduling.carriers.startDeferred();
         long now = System.nanoTime();

@@ -19,6 +19,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code count} (zero nearly always when no virtual thread sleeps) and calls
  * {@code System.nanoTime()} only if it is not.
  *
+ * <h2>The timer mask</h2>
+ * A heap of a scheduler's P keeps its P's bit in the scheduler's timer mask ({@link ProcMask},
+ * Go's {@code timerpMask}) set while it holds any timer, cancelled ones included: set under the
+ * lock when an add makes it non-empty, after {@link #count} and {@link #nextWhen} are written,
+ * and cleared under the lock when it becomes empty. So at each release of the lock the bit is set
+ * iff {@code count > 0}, and the lookers at every P's timers ({@code Timers.delay},
+ * {@code anyDue}, {@code runOthersDue}) walk the Ps whose bit is set, not every P. A looker that
+ * sees the bit set sees the count and the earliest deadline written before it; one that reads it
+ * clear just before an add's set read it before that set in the synchronization order (both
+ * volatile), so the adder's later volatile reads (of the timer sleeper and its deadline,
+ * {@code Parking.wakeSleeperFor}; of the idle and spinning counts, {@code Idle.wakeP}) come after
+ * the looker's earlier writes (the sleeper's deadline, a spinner's decrement): the pairs of
+ * {@code Parking} and {@code Idle} hold as they did when every heap was read
+ * (jcstress: {@code TimerAddVsSleeperPublish}).
+ *
  * <h2>Cancelled timers</h2>
  * A cancel ({@link Timer}) leaves the timer in the heap and adds one to the heap's count of
  * cancelled ones. The lock holder drops cancelled timers it finds at the top, and compacts the
@@ -56,6 +71,10 @@ final class TimerHeap {
     private final Shutdown shutdown;
     /** Handed what a timer's task throws; null in tests of the heap alone. */
     private final Failures failures;
+    /** The scheduler's timer mask, where this heap keeps its P's bit; null in tests of the heap alone. */
+    private final ProcMask withTimers;
+    /** Its P's id: its bit in {@link #withTimers}. */
+    private final int id;
     private Timer[] heap = new Timer[16];
     /** {@code whens[i] == heap[i].when}, kept beside the timers for the sift loops. */
     private long[] whens = new long[16];
@@ -76,12 +95,26 @@ final class TimerHeap {
 
     /** A heap whose cancellations nobody needs to hear of (tests of the heap alone). */
     TimerHeap() {
-        this(null, null);
+        this(null, null, null, 0);
     }
 
-    TimerHeap(Shutdown shutdown, Failures failures) {
+    /** P {@code id}'s heap, which keeps that P's bit in {@code withTimers} (see the class comment). */
+    TimerHeap(Shutdown shutdown, Failures failures, ProcMask withTimers, int id) {
         this.shutdown = shutdown;
         this.failures = failures;
+        this.withTimers = withTimers;
+        this.id = id;
+    }
+
+    /** Under the lock, just after {@link #count} changed from {@code before} to {@code after}: the P's bit follows. */
+    private void countChanged(int before, int after) {
+        if (withTimers != null && (before == 0) != (after == 0)) {
+            if (after == 0) {
+                withTimers.clear(id);
+            } else {
+                withTimers.set(id); // after count and nextWhen: a looker that sees the bit sees them
+            }
+        }
     }
 
     /**
@@ -178,6 +211,7 @@ final class TimerHeap {
                 Timer timer = heap[n];
                 heap[n] = null;
                 count = n;
+                countChanged(n + 1, n);
                 if (timer.startMove()) {
                     return timer;
                 }
@@ -238,6 +272,7 @@ final class TimerHeap {
         siftUp(n, timer);
         count = n + 1;
         nextWhen = whens[0];
+        countChanged(n, n + 1);
     }
 
     /** A timer in this heap was cancelled (+1), or a cancelled one left it (-1); from {@link Timer}. */
@@ -307,6 +342,7 @@ final class TimerHeap {
         if (kept > 0) {
             nextWhen = whens[0];
         }
+        countChanged(n, kept);
     }
 
     /** Under the lock, count > 0. */
@@ -320,6 +356,7 @@ final class TimerHeap {
             nextWhen = whens[0];
         }
         count = n;
+        countChanged(n + 1, n);
         return top;
     }
 

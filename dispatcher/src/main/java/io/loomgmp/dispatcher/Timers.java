@@ -35,11 +35,20 @@ final class Timers {
     static final long MAX_TIMER_DELAY_NANOS = Long.MAX_VALUE >> 2;
 
     private final Scheduling scheduling;
+    /**
+     * The timer mask (Go's {@code timerpMask}): a P's bit is set while its heap holds any timer,
+     * kept by the heap under its lock ({@link TimerHeap}'s class comment gives the ordering). The
+     * walks over every P's timers below ({@link #delay}, {@link #anyDue}, {@link #runOthersDue})
+     * read the Ps whose bit is set, so they cost O(Ps with timers + Ps / 64), not O(Ps): a
+     * searcher's step 6 and its spinning re-check, the parking carrier's and sysmon's looks.
+     */
+    final ProcMask withTimers;
     /** {@link TestSeams#timerMoveFault}: null in use. */
     private final Runnable timerMoveFaultForTests;
 
     Timers(Scheduling scheduling, Runnable timerMoveFault) {
         this.scheduling = scheduling;
+        this.withTimers = new ProcMask(scheduling.allp.length);
         this.timerMoveFaultForTests = timerMoveFault;
     }
 
@@ -89,12 +98,21 @@ final class Timers {
     /** Any thread: delay from {@code now} to the earliest timer of any P (0 if due), or -1 if none. */
     long delay(long now) {
         long delay = -1;
-        for (int i = 0, n = scheduling.allocated; i < n; i++) { // retired Ps too: see ProcResize's failure model
-            TimerHeap heap = scheduling.allp[i].timers;
-            if (!heap.isEmpty()) {
-                long d = Math.max(0, heap.nextWhen() - now);
-                if (delay < 0 || d < delay) {
-                    delay = d;
+        // Retired Ps too (see ProcResize's failure model): a heap's bit is kept whatever its P.
+        Processor[] allp = scheduling.allp;
+        int n = scheduling.allocated;
+        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
+            for (long bits = withTimers.word(w); bits != 0; bits &= bits - 1) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (i >= n) {
+                    break; // made after our read of allocated, with no timer before it was published
+                }
+                TimerHeap heap = allp[i].timers;
+                if (!heap.isEmpty()) {
+                    long d = Math.max(0, heap.nextWhen() - now);
+                    if (delay < 0 || d < delay) {
+                        delay = d;
+                    }
                 }
             }
         }
@@ -112,9 +130,17 @@ final class Timers {
 
     /** Any thread: whether a timer of any P is due at {@code now}. */
     boolean anyDue(long now) {
-        for (int i = 0, n = scheduling.allocated; i < n; i++) {
-            if (scheduling.allp[i].timers.hasDue(now)) {
-                return true;
+        Processor[] allp = scheduling.allp;
+        int n = scheduling.allocated;
+        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
+            for (long bits = withTimers.word(w); bits != 0; bits &= bits - 1) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (i >= n) {
+                    break;
+                }
+                if (allp[i].timers.hasDue(now)) {
+                    return true;
+                }
             }
         }
         return false;
@@ -192,14 +218,21 @@ final class Timers {
         }
         long now = 0;
         boolean ran = false;
-        for (int i = 0; i < n; i++) {
-            Processor other = scheduling.allp[i];
-            if (other != p && !other.timers.isEmpty()) {
-                if (now == 0) {
-                    now = System.nanoTime();
+        // The Ps with timers only (the timer mask): idle or busy, retired ones too.
+        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
+            for (long bits = withTimers.word(w); bits != 0; bits &= bits - 1) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                if (i >= n) {
+                    break;
                 }
-                if (other.timers.hasDue(now)) {
-                    ran |= runDue(m, other.timers, now);
+                Processor other = scheduling.allp[i];
+                if (other != p && !other.timers.isEmpty()) {
+                    if (now == 0) {
+                        now = System.nanoTime();
+                    }
+                    if (other.timers.hasDue(now)) {
+                        ran |= runDue(m, other.timers, now);
+                    }
                 }
             }
         }

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code ./loomgmp bench [--quick | --first-seconds | --smoke] [--publish] [REGEX]}: the JMH suite through
+ * {@code ./loomgmp bench [--quick | --first-seconds | --smoke] [--procs N,...] [--publish] [REGEX]}: the JMH suite through
  * {@code BenchRunner}; {@code bench --startup ...}: benchmarks/startup/run.sh with the arguments
  * after {@code --startup}; {@code bench --saturation ...}: {@link SaturationCommand}. Checks its
  * arguments before building.
@@ -50,7 +50,9 @@ final class BenchCommand {
         String profile = null;
         String include = null;
         boolean publish = false;
-        for (String arg : args) {
+        String procs = null;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
             switch (arg) {
                 case "--quick", "--first-seconds", "--smoke" -> {
                     if (profile != null) {
@@ -59,6 +61,14 @@ final class BenchCommand {
                     profile = arg;
                 }
                 case "--publish" -> publish = true;
+                case "--procs" -> {
+                    // BenchRunner checks the numbers' range; this only catches a missing or garbled list
+                    // before the build.
+                    if (i + 1 >= args.size() || !args.get(i + 1).matches("\\d+(,\\d+)*")) {
+                        throw new UsageError("--procs takes numbers of Ps separated by commas, e.g. --procs 2,8,32", "bench");
+                    }
+                    procs = args.get(++i);
+                }
                 case "--startup" -> throw new UsageError("--startup comes first and takes run.sh's options only: ./loomgmp"
                         + " bench --startup [--runs N] [--only server|trivial] [--agent JAR] [--baseline JAR]", "bench");
                 case "--saturation" -> throw new UsageError("--saturation comes first and takes its own options only:"
@@ -91,8 +101,8 @@ final class BenchCommand {
         // benchmark table, and only when asked: a trial run must not dirty the checkout with
         // another machine's numbers.
         if (publish) {
-            if (include != null || "--smoke".equals(profile) || "--first-seconds".equals(profile)) {
-                throw new UsageError("--publish needs a whole run (no REGEX, no --smoke or --first-seconds): only that may replace the table in "
+            if (include != null || procs != null || "--smoke".equals(profile) || "--first-seconds".equals(profile)) {
+                throw new UsageError("--publish needs a whole run (no REGEX, --procs, --smoke or --first-seconds): only that may replace the table in "
                         + BENCH_DOC, "bench");
             }
             Main.say("bench --publish writes tracked files: benchmarks/results/ and the table in " + BENCH_DOC
@@ -116,6 +126,9 @@ final class BenchCommand {
         command.addAll(List.of("--agent", checkout.agentJar().toString(), "--out", out.toString()));
         command.addAll(readme);
         command.addAll(List.of("--log", root.resolve("benchmarks/target/bench.log").toString()));
+        if (procs != null) {
+            command.addAll(List.of("--procs", procs));
+        }
         if (include != null) {
             command.add(include);
         }

@@ -278,7 +278,7 @@ final class Help {
             """;
 
     private static final String BENCH = """
-            bench [--quick | --first-seconds | --smoke] [--publish] [REGEX]
+            bench [--quick | --first-seconds | --smoke] [--procs N,...] [--publish] [REGEX]
             bench --startup [--runs N] [--only server|trivial] [--agent JAR] [--baseline JAR] [--publish]
             bench --saturation [--quick | --smoke] [--shape NAME] [--server NAME] [--duration S] [--agent JAR] [--publish] [--install-packages]
             the JMH suite, GMP against ForkJoinPool (${time_bench} on 2 cores; --quick ${time_bench_quick},
@@ -290,8 +290,12 @@ final class Help {
               --first-seconds  a fresh JVM's first second, not the steady state: 5 forks, no warm-up,
                            5 x 200 ms measurement (JMH's log has each fork's iterations): ${time_bench_first_seconds}
               --smoke      one 100 ms iteration with tiny sizes, to show that every benchmark runs: ${time_bench_smoke}
+              --procs N,...  run the benchmarks that have a procs parameter (Skynet, FanOut, PingPong,
+                           YieldStorm) once per number of Ps, e.g. 2,8,32 on 2 cores, both schedulers with
+                           -Djdk.virtualThreadScheduler.parallelism=N (0: the cores); the others run once.
+                           On 2 cores it shows the work per task that grows with the Ps, not scaling.
               REGEX        only the benchmarks whose name the regex finds, e.g. Skynet
-              --publish    a whole run (no REGEX, no --smoke or --first-seconds) that writes TRACKED files instead:
+              --publish    a whole run (no REGEX, --procs, --smoke or --first-seconds) that writes TRACKED files instead:
                            benchmarks/results/ and the benchmark table in ${bench_doc}; commit them with the
                            code they measured. bench --publish (and bench --startup --publish, bench --saturation
                            --publish) is the only command that writes tracked files.

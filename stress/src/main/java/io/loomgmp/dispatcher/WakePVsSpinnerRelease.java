@@ -32,12 +32,14 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *     m.spinning = false;
  *     spinning.decrementAndGet();
  *     ...
- *     boolean work = !scheduling.global.isEmpty() || scheduling.timers.anyDue(System.nanoTime());
- *     for (int i = 0, n = scheduling.allocated; !work &amp;&amp; i &lt; n; i++) {
- *         work = !scheduling.allp[i].runQueue.isEmpty();
- *     }
+ *     boolean work = !scheduling.global.isEmpty() || idle.anyBusyQueued(null, false)
+ *             || scheduling.timers.anyDue(System.nanoTime());
  * </pre>
- * and takes an idle P back if it finds work.
+ * and takes an idle P back if it finds work. {@code anyBusyQueued} reads the queues of the busy
+ * Ps only: the Ps whose bit is set in {@code Idle}'s busy mask (a volatile read of each word), set
+ * under the lock in {@code getP} before the P is handed to a carrier, so before any task can be
+ * pushed to its ring. P1's bit is set here (the set-up took it with {@code getP}), P0's cleared
+ * by the spinner's {@code putP}.
  *
  * <h2>Invariant</h2>
  * Once both are done, the idle P is not left idle while the task waits: either the spinner's

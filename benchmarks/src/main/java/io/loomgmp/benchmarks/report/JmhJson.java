@@ -21,6 +21,8 @@ import java.util.stream.Collectors;
  * parameter set (other than {@code scheduler}) and metric, pairing the {@code gmp} run with the
  * {@code fjp} one. Comparisons keep the order in which the file first names them; a benchmark's
  * secondary results follow its primary one, by name. Each score keeps its forks' scores too.
+ * {@code procs=0} (the default number of Ps: the cores) is left out of the parameters, so that a
+ * default run of a benchmark with a {@code procs} parameter keeps the name it had before it had one.
  */
 final class JmhJson {
     private JmhJson() {
@@ -45,6 +47,9 @@ final class JmhJson {
             // The default needs no name: the hand-off benchmarks' usual rows keep their labels,
             // and only the runs without JVMTI transitions say so (HandOffBenchmark).
             params.remove("jvmtiTransitions", "on");
+            if ("0".equals(params.get("procs"))) {
+                params.remove("procs"); // the default, the cores: a default run keeps its name (OnSchedulerAtProcs)
+            }
             int slot = switch (scheduler == null ? "" : scheduler) {
                 case "gmp" -> 0;
                 case "fjp" -> 1;

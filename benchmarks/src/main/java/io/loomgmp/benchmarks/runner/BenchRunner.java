@@ -3,6 +3,7 @@ package io.loomgmp.benchmarks.runner;
 import io.loomgmp.benchmarks.HandOffBenchmark;
 import io.loomgmp.benchmarks.LatencyProfiler;
 import io.loomgmp.benchmarks.ProcessCpuProfiler;
+import io.loomgmp.benchmarks.OnSchedulerAtProcs;
 import io.loomgmp.benchmarks.report.Report;
 import io.loomgmp.benchmarks.report.ReadmeSection;
 import org.openjdk.jmh.results.Result;
@@ -35,6 +36,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -49,10 +52,21 @@ import java.util.regex.Pattern;
  * ({@code io.loomgmp.benchmarks.OnScheduler}). Every fork runs with the latency and the CPU-time
  * profilers ({@code LatencyProfiler}, {@code ProcessCpuProfiler}). One progress line per run goes to standard output,
  * JMH's own output to the log; the results of all runs are merged into one JMH JSON file.
+ *
+ * <p>With {@code --procs 2,8,32}, each benchmark that has a {@code procs} parameter
+ * ({@code io.loomgmp.benchmarks.OnSchedulerAtProcs}) runs once per number of Ps, for both
+ * schedulers: {@code -p procs=N}, and {@code -Djdk.virtualThreadScheduler.parallelism=N} in
+ * {@code jvmArgsPrepend}, since a parameter cannot change the fork's JVM arguments and both
+ * schedulers read their parallelism from that property when the JVM starts (each fork checks the
+ * two agree). The others run once, as without the option.
  */
 public final class BenchRunner {
     private static final String PACKAGE = "io.loomgmp.benchmarks.";
     private static final List<String> SCHEDULERS = List.of("gmp", "fjp");
+    /** The parameter of the benchmarks measured per number of Ps, which then run once per {@code --procs}. */
+    private static final String PROCS_PARAMETER = OnSchedulerAtProcs.PARAM;
+    /** Where both schedulers read their number of Ps from when the JVM starts. */
+    private static final String PARALLELISM_PROPERTY = OnSchedulerAtProcs.PARALLELISM_PROPERTY;
     /**
      * The parameter of {@link HandOffBenchmark}s: those run once more per scheduler with
      * {@link HandOffBenchmark#OFF_OPTIONS} in their forks and {@code -p jvmtiTransitions=off}, to
@@ -123,10 +137,12 @@ public final class BenchRunner {
             System.err.println("bench: no benchmark matches \"" + options.include().orElse("") + "\"");
             return 1;
         }
+        List<Run> runs = runs(List.copyOf(benchmarks.keySet()), withProcsParameter());
         String machine = Machine.describe(options.profile(), LocalDate.now());
-        int total = benchmarks.values().stream().mapToInt(List::size).sum();
-        progress.printf("bench: %d benchmarks x %d schedulers, the %d hand-off ones also without JVMTI transitions: %d runs, %s each%n",
+        int total = runs.stream().mapToInt(run -> benchmarks.get(run.benchmark()).size()).sum();
+        progress.printf("bench: %d benchmarks x %d schedulers, the %d hand-off ones also without JVMTI transitions%s: %d runs, %s each%n",
                 benchmarks.size(), SCHEDULERS.size(), benchmarks.values().stream().filter(v -> v.size() > SCHEDULERS.size()).count(),
+                options.procs().isEmpty() ? "" : ", with procs = " + options.procs() + " where a benchmark has that parameter",
                 total, options.profile().describe());
         progress.printf("bench: JMH's output goes to %s%n", options.log());
         List<RunResult> results = new ArrayList<>();
@@ -139,16 +155,16 @@ public final class BenchRunner {
                 }
             }, true, StandardCharsets.UTF_8);
             int done = 0;
-            for (Map.Entry<String, List<Variant>> entry : benchmarks.entrySet()) {
-                String benchmark = entry.getKey();
-                for (Variant variant : entry.getValue()) {
-                    String scheduler = variant.label();
+            for (Run each : runs) {
+                String benchmark = each.benchmark();
+                for (Variant variant : benchmarks.get(benchmark)) {
+                    String scheduler = variant.label() + (each.procs() == null ? "" : ", procs=" + each.procs());
                     done++;
                     long runStart = System.nanoTime();
                     List<RunResult> run;
                     try {
                         OutputFormat jmhOutput = OutputFormatFactory.createFormatInstance(unclosable, VerboseMode.NORMAL);
-                        run = new ArrayList<>(new Runner(options(benchmark, variant), jmhOutput).run());
+                        run = new ArrayList<>(new Runner(options(benchmark, variant, each.procs()), jmhOutput).run());
                     } catch (RunnerException e) {
                         log.flush();
                         System.err.printf("bench: %s with scheduler=%s failed: %s%n", shortName(benchmark), scheduler,
@@ -226,6 +242,39 @@ public final class BenchRunner {
         return variants;
     }
 
+    /** One benchmark's runs for both schedulers: with {@code procs} Ps, or ({@code null}) with no procs given. */
+    record Run(String benchmark, Integer procs) {
+    }
+
+    /**
+     * The runs, in the order of {@code benchmarks}: each benchmark of {@code withProcs} once per
+     * number of Ps of {@code --procs}, every other one (and every one without {@code --procs}) once.
+     */
+    List<Run> runs(List<String> benchmarks, Set<String> withProcs) {
+        List<Run> runs = new ArrayList<>();
+        for (String benchmark : benchmarks) {
+            if (options.procs().isEmpty() || !withProcs.contains(benchmark)) {
+                runs.add(new Run(benchmark, null));
+            } else {
+                options.procs().forEach(procs -> runs.add(new Run(benchmark, procs)));
+            }
+        }
+        return runs;
+    }
+
+    /** The benchmarks of the suite that have a {@code procs} parameter ({@code OnSchedulerAtProcs}). */
+    static Set<String> withProcsParameter() {
+        OutputFormat quiet = OutputFormatFactory.createFormatInstance(
+                new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT);
+        Set<String> names = new TreeSet<>();
+        for (BenchmarkListEntry entry : BenchmarkList.defaultList().find(quiet, List.of(".*"), List.of())) {
+            if (entry.getParams().hasValue() && entry.getParams().get().containsKey(PROCS_PARAMETER)) {
+                names.add(entry.getUsername());
+            }
+        }
+        return names;
+    }
+
     /** A benchmark's class in {@link #SUITE_ORDER}; classes not listed go last. */
     private static int suitePosition(String benchmark) {
         String className = benchmark.substring(PACKAGE.length(), benchmark.lastIndexOf('.'));
@@ -233,7 +282,7 @@ public final class BenchRunner {
         return position < 0 ? SUITE_ORDER.size() : position;
     }
 
-    private org.openjdk.jmh.runner.options.Options options(String benchmark, Variant variant) {
+    private org.openjdk.jmh.runner.options.Options options(String benchmark, Variant variant, Integer procs) {
         Profile profile = options.profile();
         ChainedOptionsBuilder builder = new OptionsBuilder()
                 .include("^" + Pattern.quote(benchmark) + "$")
@@ -248,18 +297,35 @@ public final class BenchRunner {
                 .timeout(TimeValue.minutes(2)) // an iteration that hangs fails instead of holding the run
                 .shouldFailOnError(true);
         profile.params.forEach(builder::param);
-        // ProcessCpuProfiler reads the process CPU clock through the foreign-function API.
-        List<String> jvmArgs = new ArrayList<>();
-        if (variant.scheduler().equals("gmp")) {
-            jvmArgs.add("-javaagent:" + options.agent().toAbsolutePath());
+        if (procs != null) {
+            builder.param(PROCS_PARAMETER, String.valueOf(procs));
         }
-        jvmArgs.add("--enable-native-access=ALL-UNNAMED");
+        List<String> jvmArgs = jvmArgsPrepend(variant.scheduler(), procs, options.agent());
         if (variant.fast()) {
             builder.param(TRANSITIONS_PARAM, HandOffBenchmark.OFF);
             jvmArgs.addAll(HandOffBenchmark.OFF_OPTIONS);
         }
-        builder.jvmArgsPrepend(jvmArgs.toArray(String[]::new));
-        return builder.build();
+        return builder.jvmArgsPrepend(jvmArgs.toArray(String[]::new)).build();
+    }
+
+    /**
+     * The forks' JVM arguments before the benchmark's own: the agent for {@code gmp}, native
+     * access for the CPU-time profiler, and for a run with {@code procs} Ps (not 0, the default)
+     * the property both schedulers take their parallelism from. Prepended, not appended: a
+     * benchmark's own {@code @Fork(jvmArgsAppend = ...)} must survive (JMH replaces it with
+     * appended options).
+     */
+    static List<String> jvmArgsPrepend(String scheduler, Integer procs, Path agent) {
+        List<String> args = new ArrayList<>();
+        if (scheduler.equals("gmp")) {
+            args.add("-javaagent:" + agent.toAbsolutePath());
+        }
+        // ProcessCpuProfiler reads the process CPU clock through the foreign-function API.
+        args.add("--enable-native-access=ALL-UNNAMED");
+        if (procs != null && procs != 0) {
+            args.add("-D" + PARALLELISM_PROPERTY + "=" + procs);
+        }
+        return args;
     }
 
     /** The profile's warm-up, or more for a benchmark in {@link #MIN_WARMUP_ITERATIONS} (not in a smoke run). */

@@ -32,6 +32,24 @@ class JmhJsonTest {
         assertTrue(MarkdownTable.render(comparisons).contains("| B.y | time/op | ns/op | 3.00 ± n/a | — | — | one scheduler only |"));
     }
 
+    private static String runWithProcs(String scheduler, String procs, double score) {
+        return """
+                {"benchmark": "io.loomgmp.benchmarks.SkynetBenchmark.tree", "mode": "avgt",
+                 "params": {"scheduler": "%s", "leaves": "1000000", "procs": "%s"},
+                 "primaryMetric": {"score": %s, "scoreError": "NaN", "scoreUnit": "ms/op"}}"""
+                .formatted(scheduler, procs, score);
+    }
+
+    @Test
+    void runsWithMorePsThanCoresAreToldApartAndTheDefaultKeepsItsName() {
+        List<Comparison> comparisons = JmhJson.parse("[" + runWithProcs("gmp", "0", 1) + "," + runWithProcs("fjp", "0", 2)
+                + "," + runWithProcs("gmp", "32", 3) + "," + runWithProcs("fjp", "32", 4) + "]");
+        assertEquals(List.of("Skynet.tree (leaves=1000000)", "Skynet.tree (leaves=1000000, procs=32)"),
+                comparisons.stream().map(Comparison::label).toList());
+        assertEquals(3, comparisons.get(1).gmp().orElseThrow().value());
+        assertEquals(4, comparisons.get(1).fjp().orElseThrow().value());
+    }
+
     @Test
     void theDefaultJvmtiTransitionsGoUnnamedAndTheRunsWithoutThemApart() {
         String json = "[" + String.join(",",

@@ -39,6 +39,13 @@ class RunnerOptionsTest {
     }
 
     @Test
+    void readsTheNumbersOfPs() throws Exception {
+        assertEquals(List.of(), parse("--agent", "a", "--out", "o").procs());
+        assertEquals(List.of(2, 8, 32), parse("--agent", "a", "--out", "o", "--procs", "2,8,32").procs());
+        assertEquals(List.of(0, 64), parse("--agent", "a", "--out", "o", "--procs", "0, 64", "Skynet").procs());
+    }
+
+    @Test
     void helpIsNotAnError() throws Exception {
         assertTrue(RunnerOptions.parse(List.of("--help")).isEmpty());
     }
@@ -53,7 +60,13 @@ class RunnerOptionsTest {
                 List.of("--quick", "--smoke", "--agent", "a", "--out", "o"),
                 List.of("--first-seconds", "--quick", "--agent", "a", "--out", "o"),
                 List.of("--agent", "a", "--out", "o", "Skynet", "PingPong"),
-                List.of("--agent", "a", "--out", "o", "Sky(net"))) {    // not a regex
+                List.of("--agent", "a", "--out", "o", "Sky(net"),      // not a regex
+                List.of("--agent", "a", "--out", "o", "--procs", "2,x"),
+                List.of("--agent", "a", "--out", "o", "--procs", "-1"),
+                List.of("--agent", "a", "--out", "o", "--procs", "40000"),
+                List.of("--agent", "a", "--out", "o", "--procs", "8,8"),
+                List.of("--agent", "a", "--out", "o", "--procs", "2,"),
+                List.of("--agent", "a", "--out", "o", "--procs"))) {
             assertThrows(RunnerOptions.UsageException.class, () -> RunnerOptions.parse(args), args.toString());
         }
     }
