@@ -201,7 +201,7 @@ final class Scheduling {
                     long ran = sysmon.runningNanos(p, p.counted(Counter.TASKS_RUN), now);
                     p.preemptedSliceEnded(task, now, ran, timeSlice.toNanos());
                 }
-            } else if (p != null && !global.isEmpty()) {
+            } else if (p != null && global.size() > 0) {
                 // Others wait on the global queue: the back of its ready lane. Not behind local
                 // work: with more yielding threads than a ring holds, the ring overflows into the
                 // ready lane, and those served from there (one per GLOBAL_CHECK_NANOS while the
@@ -209,7 +209,9 @@ final class Scheduling {
                 // take turns in order (Go's Gosched queues every yield globally). The ready lane,
                 // not the yielded one: a voluntary yield gives way to runnable work, not to every
                 // preempted CPU hog's next time slice. With the global queue empty, the ring's
-                // tail: no shared queue touched. Racy reads, a heuristic: a wrong guess only
+                // tail: no shared queue touched. Racy reads of the lanes' counts, a heuristic (not
+                // isEmpty, which walks past a busy lane's polled nodes on every yield): a count
+                // lags its lane by a put or poll in flight, and a wrong guess only
                 // changes which queue the task waits in.
                 placement = Placement.GLOBAL;
             }

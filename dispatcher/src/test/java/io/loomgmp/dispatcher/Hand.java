@@ -35,6 +35,22 @@ final class Hand {
         return m;
     }
 
+    /** Carrier {@code name} takes P {@code id}, which must be idle, off the idle list and holds it in its loop. */
+    static Carrier holding(Scheduling s, int id, String name) {
+        Carrier m = new Carrier(s, name);
+        s.lock.lock();
+        try {
+            Processor p = s.allp[id];
+            if (!s.idle.takeP(p)) {
+                fail("P" + id + " was not idle");
+            }
+            p.acquire(m);
+        } finally {
+            s.lock.unlock();
+        }
+        return m;
+    }
+
     /** Carrier {@code m}, holding its P in its loop, gives it up: {@code Parking.stop}'s step 8 alone. */
     static void giveUp(Scheduling s, Carrier m) {
         s.parking.releaseP(m);

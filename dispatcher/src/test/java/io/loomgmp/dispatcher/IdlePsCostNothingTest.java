@@ -30,28 +30,14 @@ class IdlePsCostNothingTest {
         return new Scheduling(SchedulerConfig.inert("idle-ps", procs, procs)); // never started
     }
 
-    /** Carrier {@code name} takes P {@code id} off the idle list and holds it in its loop. */
-    private static Carrier holding(Scheduling s, int id, String name) {
-        Carrier m = new Carrier(s, name);
-        s.lock.lock();
-        try {
-            Processor p = s.allp[id];
-            assertTrue(s.idle.takeP(p), "P" + id + " was idle");
-            p.acquire(m);
-        } finally {
-            s.lock.unlock();
-        }
-        return m;
-    }
-
     @Test
     void aStealPassLooksAtTheBusyPsOnly() {
         // 200 Ps in four words of the mask; five busy victims spread over them, with empty rings.
         Scheduling s = inert(200);
-        Carrier thief = holding(s, 0, "thief");
+        Carrier thief = Hand.holding(s, 0, "thief");
         Set<Integer> busy = new TreeSet<>(List.of(5, 63, 64, 130, 199));
         for (int id : busy) {
-            holding(s, id, "m" + id);
+            Hand.holding(s, id, "m" + id);
         }
         for (int round = 0; round < 200; round++) {
             List<Integer> seen = new ArrayList<>();
@@ -69,10 +55,10 @@ class IdlePsCostNothingTest {
     @Test
     void aVictimInAnyWordIsFoundFromAnyStart() {
         Scheduling s = inert(130);
-        Carrier thief = holding(s, 64, "thief");
+        Carrier thief = Hand.holding(s, 64, "thief");
         List<Carrier> victims = new ArrayList<>();
         for (int id : new int[] {0, 63, 65, 127, 128, 129}) {
-            victims.add(holding(s, id, "m" + id));
+            victims.add(Hand.holding(s, id, "m" + id));
         }
         Stealing stealing = new Stealing(s);
         for (int round = 0; round < 600; round++) {
@@ -86,8 +72,8 @@ class IdlePsCostNothingTest {
     @Test
     void theReCheckAndTheSearchWaitSeeWorkOnlyWhereABusyPCanHaveIt() {
         Scheduling s = inert(100);
-        Carrier a = holding(s, 3, "a");
-        Carrier b = holding(s, 97, "b");
+        Carrier a = Hand.holding(s, 3, "a");
+        Carrier b = Hand.holding(s, 97, "b");
         assertFalse(s.idle.anyBusyQueued(null, false));
         assertNull(b.p.runQueue.pushOrOverflow(NOTHING));
         assertTrue(s.idle.anyBusyQueued(null, false));
@@ -109,9 +95,9 @@ class IdlePsCostNothingTest {
     void aSysmonRoundLooksAtTheBusyPsAndForgetsAnIdleOneOnce() {
         Scheduling s = inert(64);
         Retake retake = s.sysmon.retake;
-        Carrier a = holding(s, 1, "a");
-        holding(s, 40, "b");
-        holding(s, 63, "c");
+        Carrier a = Hand.holding(s, 1, "a");
+        Hand.holding(s, 40, "b");
+        Hand.holding(s, 63, "c");
         long before = retake.psLooked;
         retake.round(System.nanoTime());
         assertEquals(3, retake.psLooked - before, "3 busy Ps of 64");
@@ -142,7 +128,7 @@ class IdlePsCostNothingTest {
         assertEquals(2, bits(timers.withTimers, 150));
 
         // Taking the due one empties P7's heap: its bit clears.
-        Carrier m = holding(s, 7, "m");
+        Carrier m = Hand.holding(s, 7, "m");
         assertTrue(timers.runDue(m, s.allp[7].timers, System.nanoTime()));
         assertTrue(due.isDone());
         assertFalse(timers.withTimers.contains(7));
@@ -172,7 +158,7 @@ class IdlePsCostNothingTest {
     @Test
     void otherPsDueTimersAreRunFromTheMask() {
         Scheduling s = inert(100);
-        Carrier m = holding(s, 0, "m");
+        Carrier m = Hand.holding(s, 0, "m");
         Map<Integer, Boolean> ran = new HashMap<>();
         for (int id : new int[] {1, 64, 99}) {
             s.allp[id].timers.add(() -> ran.put(id, true), System.nanoTime() - 1);

@@ -24,20 +24,6 @@ class StealingTest {
         return s;
     }
 
-    /** Carrier {@code name} takes P {@code id} off the idle list and holds it in its loop. */
-    private static Carrier holding(Scheduling s, int id, String name) {
-        Carrier m = new Carrier(s, name);
-        s.lock.lock();
-        try {
-            Processor p = s.allp[id];
-            assertTrue(s.idle.takeP(p), "P" + id + " was idle");
-            p.acquire(m);
-        } finally {
-            s.lock.unlock();
-        }
-        return m;
-    }
-
     /** A task told apart from every other (a lambda without captures is one object per call site). */
     private record Task(int id) implements Runnable {
         @Override
@@ -69,8 +55,8 @@ class StealingTest {
     @Test
     void aThiefTakesHalfOfABusyVictimsRingAndCountsIt() {
         Scheduling s = inert(4);
-        Carrier thief = holding(s, 0, "thief");
-        Carrier victim = holding(s, 2, "victim");
+        Carrier thief = Hand.holding(s, 0, "thief");
+        Carrier victim = Hand.holding(s, 2, "victim");
         List<Runnable> queued = tasks(10);
         for (Runnable task : queued) {
             assertNull(victim.p.runQueue.pushOrOverflow(task));
@@ -90,10 +76,10 @@ class StealingTest {
         // Coprime strides from a random start visit every P once per pass: a single non-empty
         // victim is found in every steal, wherever it sits among the Ps.
         Scheduling s = inert(6);
-        Carrier thief = holding(s, 0, "thief");
+        Carrier thief = Hand.holding(s, 0, "thief");
         List<Carrier> others = new ArrayList<>();
         for (int id = 1; id < 6; id++) {
-            others.add(holding(s, id, "m" + id));
+            others.add(Hand.holding(s, id, "m" + id));
         }
         Stealing stealing = new Stealing(s);
         for (int round = 0; round < 500; round++) {
@@ -109,7 +95,7 @@ class StealingTest {
     @Test
     void idlePsAreNotVictims() {
         Scheduling s = inert(3);
-        Carrier thief = holding(s, 0, "thief");
+        Carrier thief = Hand.holding(s, 0, "thief");
         // P1 and P2 stay idle (holder null). Tasks put in P1's ring here (an idle P's queue is
         // empty in a running scheduler) show that the thief does not even look.
         Runnable stranded = new Task(0);
@@ -122,8 +108,8 @@ class StealingTest {
     @Test
     void aRunningVictimsRunnextIsTakenOnlyWhenItsRingIsEmptyOnTheLastPass() {
         Scheduling s = inert(2);
-        Carrier thief = holding(s, 0, "thief");
-        Carrier victim = holding(s, 1, "victim");
+        Carrier thief = Hand.holding(s, 0, "thief");
+        Carrier victim = Hand.holding(s, 1, "victim");
         Runnable next = new Task(1);
         Runnable inRing = new Task(2);
         assertNull(victim.p.runQueue.pushNext(next));
@@ -138,7 +124,7 @@ class StealingTest {
     @Test
     void aLoneProcessorHasNoVictim() {
         Scheduling s = inert(1);
-        Carrier alone = holding(s, 0, "alone");
+        Carrier alone = Hand.holding(s, 0, "alone");
         assertNull(new Stealing(s).stealWork(alone, alone.p));
     }
 
@@ -147,8 +133,8 @@ class StealingTest {
         // Repeated steals between two busy Ps, each time from the other's ring: every task
         // pushed ends up in exactly one place.
         Scheduling s = inert(2);
-        Carrier a = holding(s, 0, "a");
-        Carrier b = holding(s, 1, "b");
+        Carrier a = Hand.holding(s, 0, "a");
+        Carrier b = Hand.holding(s, 1, "b");
         Stealing stealing = new Stealing(s);
         List<Runnable> pushed = tasks(200);
         Set<Runnable> seen = new HashSet<>();

@@ -166,7 +166,7 @@ class BenchSmokeIT {
         Run run = loomgmp(1, "bench", "--fast");
         assertEquals(2, run.exitCode(), run.stdout() + run.stderr());
         assertTrue(run.stderr().contains("unknown option '--fast'"), run.stderr());
-        assertTrue(run.stderr().contains("./loomgmp bench [--quick | --first-seconds | --smoke] [--publish] [REGEX]"), "usage: " + run.stderr());
+        assertTrue(run.stderr().contains("./loomgmp bench [--quick | --first-seconds | --smoke] [--procs N,...] [--publish] [REGEX]"), "usage: " + run.stderr());
         assertFalse(run.stdout().contains("bench:"), run.stdout());
     }
 }
