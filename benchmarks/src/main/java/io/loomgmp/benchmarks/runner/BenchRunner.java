@@ -2,8 +2,8 @@ package io.loomgmp.benchmarks.runner;
 
 import io.loomgmp.benchmarks.HandOffBenchmark;
 import io.loomgmp.benchmarks.LatencyProfiler;
-import io.loomgmp.benchmarks.ProcessCpuProfiler;
 import io.loomgmp.benchmarks.OnSchedulerAtProcs;
+import io.loomgmp.benchmarks.ProcessCpuProfiler;
 import io.loomgmp.benchmarks.report.Report;
 import io.loomgmp.benchmarks.report.ReadmeSection;
 import org.openjdk.jmh.results.Result;
