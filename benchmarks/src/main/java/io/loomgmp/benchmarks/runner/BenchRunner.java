@@ -217,21 +217,26 @@ public final class BenchRunner {
      * transitions for a benchmark with the {@link #TRANSITIONS_PARAM} parameter.
      */
     Map<String, List<Variant>> benchmarks() {
-        OutputFormat quiet = OutputFormatFactory.createFormatInstance(
-                new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT);
-        List<String> includes = List.of(options.include().orElse(".*"));
         Map<String, List<Variant>> benchmarks = new LinkedHashMap<>();
-        BenchmarkList.defaultList().find(quiet, includes, List.of()).stream()
-                .filter(entry -> entry.getUsername().startsWith(PACKAGE))
+        suite(options.include().orElse(".*")).stream()
                 .sorted(Comparator.comparing((BenchmarkListEntry entry) -> suitePosition(entry.getUsername()))
                         .thenComparing(BenchmarkListEntry::getUsername))
                 .forEach(entry -> benchmarks.computeIfAbsent(entry.getUsername(), name -> variants(
-                        hasTransitionsParam(entry))));
+                        hasParam(entry, TRANSITIONS_PARAM))));
         return benchmarks;
     }
 
-    private static boolean hasTransitionsParam(BenchmarkListEntry entry) {
-        return entry.getParams().hasValue() && entry.getParams().get().containsKey(TRANSITIONS_PARAM);
+    /** The suite's benchmark entries (one per parameter set) whose name {@code include} finds. */
+    private static List<BenchmarkListEntry> suite(String include) {
+        OutputFormat quiet = OutputFormatFactory.createFormatInstance(
+                new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT);
+        return BenchmarkList.defaultList().find(quiet, List.of(include), List.of()).stream()
+                .filter(entry -> entry.getUsername().startsWith(PACKAGE))
+                .toList();
+    }
+
+    private static boolean hasParam(BenchmarkListEntry entry, String param) {
+        return entry.getParams().hasValue() && entry.getParams().get().containsKey(param);
     }
 
     private static List<Variant> variants(boolean handOff) {
@@ -264,11 +269,9 @@ public final class BenchRunner {
 
     /** The benchmarks of the suite that have a {@code procs} parameter ({@code OnSchedulerAtProcs}). */
     static Set<String> withProcsParameter() {
-        OutputFormat quiet = OutputFormatFactory.createFormatInstance(
-                new PrintStream(PrintStream.nullOutputStream()), VerboseMode.SILENT);
         Set<String> names = new TreeSet<>();
-        for (BenchmarkListEntry entry : BenchmarkList.defaultList().find(quiet, List.of(".*"), List.of())) {
-            if (entry.getParams().hasValue() && entry.getParams().get().containsKey(PROCS_PARAMETER)) {
+        for (BenchmarkListEntry entry : suite(".*")) {
+            if (hasParam(entry, PROCS_PARAMETER)) {
                 names.add(entry.getUsername());
             }
         }
