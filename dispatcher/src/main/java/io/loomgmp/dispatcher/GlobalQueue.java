@@ -13,7 +13,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li><b>ready</b>: tasks made runnable that have not run since — submitted from threads that
  *       are not carriers (a platform thread, an I/O poller, a JDK timer thread), and the overflow
- *       of full local rings. The scheduling loop serves it at least every
+ *       of full local rings. Its elements are tasks, and <em>batches</em>: a ring's overflow (up
+ *       to {@link #MAX_BATCH} tasks, oldest first) is one element, linked by one CAS and taken
+ *       whole by one carrier, which queues it on its ring (or, if its ring has no room for it,
+ *       runs the first task and puts the rest back as one batch: {@code RunLoop.firstOf}). Go
+ *       links a batch's goroutines likewise and puts them under one lock; a node and a CAS per
+ *       task each way were most of what a fan-out spent on the global queue. The scheduling loop
+ *       serves it at least every
  *       {@link RunLoop#GLOBAL_CHECK_NANOS}, before the local ring when that much time has
  *       passed, so outside work never waits behind a P's local work for more than that (plus the
  *       running task's time slice).</li>
@@ -47,21 +53,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * Each use of the reserve is reported ({@link SchedulerFailure.Site#GLOBAL_QUEUE}).
  *
  * <h2>Sizes and emptiness</h2>
- * Each lane keeps an approximate size (incremented after the offer, decremented after the poll),
- * for batch sizes, hints and snapshots; the reserve's count ({@link #reserved}) is exact and is
- * counted with the ready lane. Where a decision must not miss a task, the wake-up protocol asks
+ * Each lane keeps an approximate size in tasks, a batch counting its tasks (incremented after the
+ * offer, decremented after the poll), for batch sizes, hints and snapshots; the reserve's count
+ * ({@link #reserved}) is exact and is counted with the ready lane. Where a decision must not miss a task, the wake-up protocol asks
  * {@link #isEmpty()}, which asks the queues themselves: an offer is linked by a volatile CAS, a
  * task in the reserve is published by a volatile write of the count, and {@code isEmpty} reads the
  * links and the count with volatile reads, so "put, then read the idle count" on one side and
  * "publish idle, then check {@code isEmpty}" on the other cannot both miss (see {@link Idle}).
  */
 final class GlobalQueue {
+    /** Most tasks in one element of the ready lane: a full ring's overflow, half the ring plus one. */
+    static final int MAX_BATCH = RunQueue.CAPACITY / 2 + 1;
     /** Tasks that submissions (not moves) may leave in the reserve. */
     static final int RESERVE_FOR_SUBMITTERS = 256;
     /** How long a move waits before it tries again when even the reserve is full. */
     static final long FULL_RESERVE_RETRY_NANOS = 1_000_000;
 
-    private final ConcurrentLinkedQueue<Runnable> ready = new ConcurrentLinkedQueue<>();
+    /** Elements: a task ({@code Runnable}) or a batch ({@code Runnable[]}, every slot set, oldest first). */
+    private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Runnable> yielded = new ConcurrentLinkedQueue<>();
     private final AtomicInteger readySize = new AtomicInteger();
     private final AtomicInteger yieldedSize = new AtomicInteger();
@@ -186,15 +195,18 @@ final class GlobalQueue {
     }
 
     /**
-     * The owner of a full ring: appends its overflow, {@code batch[0, n)} (oldest first), in its
-     * order, linked by one CAS, then clears those slots. Never fails: see the class comment.
+     * The owner of a full ring: appends its overflow, {@code batch[0, n)} (oldest first,
+     * {@code n <= MAX_BATCH}), as one element (a copy), linked by one CAS, then clears those slots.
+     * Never fails: see the class comment. The copy's slots are written before the CAS that links
+     * it, so a taker, which reads them after its own CAS, sees them all.
      */
     void putOverflow(Runnable[] batch, int n) {
+        assert n >= 1 && n <= MAX_BATCH : n + " tasks in one batch";
         try {
             if (allocationFaultForTests != null) {
                 allocationFaultForTests.run();
             }
-            ready.addAll(Arrays.asList(batch).subList(0, n)); // all linked, or none
+            ready.offer(n == 1 ? batch[0] : Arrays.copyOf(batch, n)); // copy and node made first: linked whole, or not at all
             readySize.addAndGet(n);
         } catch (OutOfMemoryError noNodes) {
             for (int i = 0; i < n; i++) {
@@ -206,7 +218,7 @@ final class GlobalQueue {
         }
     }
 
-    private void offer(ConcurrentLinkedQueue<Runnable> lane, Runnable task) {
+    private <T> void offer(ConcurrentLinkedQueue<T> lane, T task) {
         if (allocationFaultForTests != null) {
             allocationFaultForTests.run();
         }
@@ -270,19 +282,25 @@ final class GlobalQueue {
         }
     }
 
-    /** Any carrier. The oldest ready task (the reserve's first), or {@code null}. */
-    Runnable pollReady() {
+    /**
+     * Any carrier. The oldest ready element (the reserve's first task, else the lane's head): a
+     * task ({@code Runnable}), or a batch ({@code Runnable[]}, every slot set, oldest first, at
+     * most {@link #MAX_BATCH}), which is now the taker's to queue; {@code null} if there is none.
+     */
+    Object pollReady() {
         if (reserved != 0) {
             Runnable task = pollReserve();
             if (task != null) {
                 return task;
             }
         }
-        Runnable task = ready.poll();
-        if (task != null) {
+        Object element = ready.poll();
+        if (element instanceof Runnable[] batch) {
+            readySize.addAndGet(-batch.length);
+        } else if (element != null) {
             readySize.decrementAndGet();
         }
-        return task;
+        return element;
     }
 
     /** Any carrier. The oldest yielded task, or {@code null}. */
@@ -294,10 +312,10 @@ final class GlobalQueue {
         return task;
     }
 
-    /** Any carrier. A ready task if there is one, else a yielded one, or {@code null}. */
-    Runnable poll() {
-        Runnable task = pollReady();
-        return task != null ? task : pollYielded();
+    /** Any carrier. A ready element ({@link #pollReady}) if there is one, else a yielded task, or {@code null}. */
+    Object poll() {
+        Object element = pollReady();
+        return element != null ? element : pollYielded();
     }
 
     /**
@@ -305,7 +323,7 @@ final class GlobalQueue {
      * raced with {@code close}); true if it did.
      */
     boolean remove(Runnable task) {
-        if (ready.remove(task)) {
+        if (ready.remove(task)) { // a submission is put alone, not in a batch
             readySize.decrementAndGet();
             return true;
         }

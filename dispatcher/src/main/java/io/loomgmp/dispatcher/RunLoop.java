@@ -411,11 +411,11 @@ final class RunLoop {
         if (scheduling.global.readySize() > 0 && (fairnessTick || tick - p.readyTakenTick >= 2)) {
             long now = System.nanoTime();
             if (fairnessTick || now - p.readyTakenAt() >= GLOBAL_CHECK_NANOS) {
-                Runnable task = scheduling.global.pollReady();
-                if (task != null) {
+                Object element = scheduling.global.pollReady();
+                if (element != null) {
                     p.readyTaken(now);
                     p.readyTakenTick = tick + 1; // the tick this task's run starts
-                    return task;
+                    return firstOf(p, element, now);
                 }
             }
         }
@@ -423,35 +423,106 @@ final class RunLoop {
     }
 
     /**
-     * Owner of {@code p}, whose ring is empty. Takes {@code min(ready/procs + 1, 128)} ready tasks
-     * (Go's globrunqget): returns the first, queues the rest on {@code p}; {@code null} if none.
+     * Owner of {@code p}, whose ring holds tasks: the task to run from {@code element}, just taken
+     * from the ready lane at {@code now} (step 2: one task, as Go's fairness tick takes one). A
+     * batch runs its first task. Its others go to the ring, behind the ring's tasks and in their
+     * order, if they all fit (they are the ring's now, for thieves too, and sysmon knows that they
+     * wait: {@link Processor#readyBatched}); else back to the ready lane, as one batch, behind what
+     * waits there. Not into a ring too full for them: it would overflow its own older half back to
+     * the global queue, and a P that takes a batch on every tick would keep moving its ring there.
+     * Nothing here throws (the pushes and {@link GlobalQueue#putOverflow} never fail), so a batch
+     * taken from the lane is never half queued.
+     */
+    private Runnable firstOf(Processor p, Object element, long now) {
+        if (!(element instanceof Runnable[] batch)) {
+            return (Runnable) element;
+        }
+        Runnable first = batch[0];
+        int rest = batch.length - 1;
+        if (RunQueue.CAPACITY - p.runQueue.size() >= rest) { // exact: only the owner adds, thieves only take
+            for (int i = 1; i <= rest; i++) {
+                scheduling.pushLocal(p, batch[i]);
+            }
+            p.readyBatched(now, p.runQueue.tailIndex());
+            p.count(Counter.GLOBAL_GRABS, rest);
+        } else {
+            System.arraycopy(batch, 1, batch, 0, rest); // the batch is ours: no one else holds it now
+            scheduling.global.putOverflow(batch, rest); // copies and clears it; never fails
+        }
+        return first;
+    }
+
+    /**
+     * Owner of {@code p}, whose ring is empty. Step 4: {@link #grabReady}; tells {@code p} when it
+     * took them, and sysmon that the rest wait in its ring.
      */
     private Runnable grabReadyBatch(Processor p) {
-        int ready = scheduling.global.readySize();
-        if (ready == 0) {
-            return null;
-        }
-        Runnable first = scheduling.global.pollReady();
+        int before = p.runQueue.tailIndex();
+        Runnable first = grabReady(scheduling.global, p.runQueue, scheduling.procs);
         if (first == null) {
             return null;
         }
-        int n = 1;
-        for (int max = Math.min(ready / scheduling.procs + 1, GLOBAL_BATCH_MAX); n < max; n++) {
-            Runnable task = scheduling.global.pollReady();
-            if (task == null) {
-                break;
-            }
-            // Cannot overflow: the ring was empty and n <= half of it.
-            Runnable[] overflow = p.runQueue.pushOrOverflow(task);
-            assert overflow == null;
-        }
+        int queued = p.runQueue.tailIndex() - before;
         long now = System.nanoTime();
         p.readyTaken(now);
-        if (n > 1) {
+        if (queued > 0) {
             p.readyBatched(now, p.runQueue.tailIndex()); // sysmon: they wait behind what p runs
         }
-        p.count(Counter.GLOBAL_GRABS, n);
+        p.count(Counter.GLOBAL_GRABS, queued + 1);
         return first;
+    }
+
+    /**
+     * Owner of {@code ring}, which is empty (Go's globrunqget): takes ready elements until it has
+     * {@code min(ready/procs + 1, GLOBAL_BATCH_MAX)} tasks or has taken a batch, a ring's overflow,
+     * which it takes whole. Returns the first task and queues the others on {@code ring} in their
+     * order; {@code null} if there was none. The ring cannot overflow: fewer than
+     * {@code GLOBAL_BATCH_MAX} single tasks, then at most one batch of {@link GlobalQueue#MAX_BATCH},
+     * fill it at most. Static, on the queues alone, so that jcstress runs this very code
+     * ({@code GlobalBatchVsOverflow}).
+     */
+    static Runnable grabReady(GlobalQueue global, RunQueue ring, int procs) {
+        int ready = global.readySize();
+        if (ready == 0) {
+            return null;
+        }
+        Object element = global.pollReady();
+        if (element == null) {
+            return null;
+        }
+        if (element instanceof Runnable[] batch) {
+            for (int i = 1; i < batch.length; i++) {
+                queueOnEmptied(global, ring, batch[i]);
+            }
+            return batch[0];
+        }
+        int max = Math.min(ready / procs + 1, GLOBAL_BATCH_MAX);
+        for (int n = 1; n < max; n++) {
+            Object next = global.pollReady();
+            if (next instanceof Runnable[] batch) {
+                for (Runnable task : batch) {
+                    queueOnEmptied(global, ring, task);
+                }
+                break;
+            }
+            if (next == null) {
+                break;
+            }
+            queueOnEmptied(global, ring, (Runnable) next);
+        }
+        return (Runnable) element;
+    }
+
+    /**
+     * {@link #grabReady}'s push, into a ring that was empty and has room for the whole grab. Were
+     * that ever wrong, the overflow goes back to the global queue: an assertion, not a lost task.
+     */
+    private static void queueOnEmptied(GlobalQueue global, RunQueue ring, Runnable task) {
+        Runnable[] overflow = ring.pushOrOverflow(task);
+        if (overflow != null) {
+            global.putOverflow(overflow, overflow.length); // first: the tasks are safe before the assertion throws
+            assert false : "a grab overflowed the ring it filled";
+        }
     }
 
     /**

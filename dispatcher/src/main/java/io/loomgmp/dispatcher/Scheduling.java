@@ -240,11 +240,7 @@ final class Scheduling {
                     wake = queued != null;
                 }
                 if (queued != null) {
-                    Runnable[] overflow = p.runQueue.pushOrOverflow(queued);
-                    if (overflow != null) {
-                        p.count(Counter.OVERFLOWS);
-                        global.putOverflow(overflow, overflow.length); // lock-free, and never fails
-                    }
+                    pushLocal(p, queued);
                 }
             } finally {
                 if (!inLoop) {
@@ -254,6 +250,18 @@ final class Scheduling {
         }
         if (wake) {
             wakeAfterQueueing(local);
+        }
+    }
+
+    /**
+     * Owner of {@code p}: queues {@code task} at the tail of its ring; a full ring moves its older
+     * half and {@code task} to the global ready lane, as one batch. Lock-free, and never fails.
+     */
+    void pushLocal(Processor p, Runnable task) {
+        Runnable[] overflow = p.runQueue.pushOrOverflow(task);
+        if (overflow != null) {
+            p.count(Counter.OVERFLOWS);
+            global.putOverflow(overflow, overflow.length);
         }
     }
 

@@ -327,7 +327,11 @@ class SchedulingTest {
             });
             Probe.await(done, Probe.BOUND, s, "the queued tasks");
             SchedulerSnapshot snap = s.snapshot();
-            assertEquals(1, snap.overflows(), snap.toString());
+            // The 257th overflows; the batch may overflow the ring once more when it is taken
+            // back while the ring still holds the rest (RunLoop's step 2).
+            assertTrue(snap.overflows() >= 1, snap.toString());
+            assertTrue(snap.globalGrabs() + snap.fairnessTickGrabs() >= GlobalQueue.MAX_BATCH,
+                    "the batch came back through the global queue\n" + snap);
             assertEquals(tasks + 1, snap.tasksRun());
         }
     }

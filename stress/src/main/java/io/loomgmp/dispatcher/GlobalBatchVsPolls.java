@@ -8,14 +8,16 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
 
+import static io.loomgmp.dispatcher.StressTask.idOf;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * A full ring's overflow batch enters the global ready lane (one CAS links it), then a yielded
- * task enters the other lane, while a carrier takes two tasks ({@code poll}: ready first). r1, r2
- * = the tasks it took (-1: none), r3 = violations (every task exactly once, and the size hints
- * back at 0 once the queue is drained). Two actors, so that it runs on a 2-CPU machine.
+ * A full ring's overflow batch enters the global ready lane (one element, linked by one CAS), then
+ * a yielded task enters the other lane, while a carrier takes two elements ({@code poll}: ready
+ * first; the batch comes whole). r1, r2 = what it took ({@link StressTask#idOf}: a task's id, -100
+ * for the batch, -1 for none), r3 = violations (every task exactly once, and the size hints back
+ * at 0 once the queue is drained). Two actors, so that it runs on a 2-CPU machine.
  */
 @JCStressTest
 @Description("GlobalQueue: an overflow batch and a yield racing a carrier taking tasks")
@@ -26,8 +28,8 @@ public class GlobalBatchVsPolls {
     private final StressTask[] tasks = StressTask.numbered(4);
     private final GlobalQueue global = new GlobalQueue();
     private final StressTask.Tally tally = new StressTask.Tally(tasks.length);
-    private Runnable first;
-    private Runnable second;
+    private Object first;
+    private Object second;
 
     @Actor
     public void producer() {
@@ -43,13 +45,11 @@ public class GlobalBatchVsPolls {
 
     @Arbiter
     public void check(III_Result r) {
-        r.r1 = first == null ? -1 : ((StressTask) first).id();
-        r.r2 = second == null ? -1 : ((StressTask) second).id();
-        tally.add(first);
-        tally.add(second);
-        for (Runnable task; (task = global.poll()) != null; ) {
-            tally.add(task);
-        }
+        r.r1 = idOf(first);
+        r.r2 = idOf(second);
+        tally.addElement(first);
+        tally.addElement(second);
+        tally.drain(global);
         int sizes = global.size() == 0 && global.readySize() == 0 && global.isEmpty() ? 0 : 4;
         r.r3 = tally.violations() | sizes;
     }

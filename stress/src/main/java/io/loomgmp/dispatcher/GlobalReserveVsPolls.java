@@ -8,6 +8,7 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
 
+import static io.loomgmp.dispatcher.StressTask.idOf;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -34,8 +35,8 @@ public class GlobalReserveVsPolls {
         }
     });
     private final StressTask.Tally tally = new StressTask.Tally(tasks.length);
-    private Runnable first;
-    private Runnable second;
+    private Object first;
+    private Object second;
 
     public GlobalReserveVsPolls() {
         global.putReady(tasks[4]); // linked normally, before memory runs out
@@ -56,13 +57,11 @@ public class GlobalReserveVsPolls {
 
     @Arbiter
     public void check(III_Result r) {
-        r.r1 = first == null ? -1 : ((StressTask) first).id();
-        r.r2 = second == null ? -1 : ((StressTask) second).id();
-        tally.add(first);
-        tally.add(second);
-        for (Runnable task; (task = global.poll()) != null; ) {
-            tally.add(task);
-        }
+        r.r1 = idOf(first);
+        r.r2 = idOf(second);
+        tally.addElement(first);
+        tally.addElement(second);
+        tally.drain(global);
         int sizes = global.size() == 0 && global.readySize() == 0 && global.isEmpty() ? 0 : 4;
         r.r3 = tally.violations() | sizes;
     }

@@ -10,6 +10,17 @@ record StressTask(int id) implements Runnable {
         // never run: the tests only move tasks between queues
     }
 
+    /**
+     * What a test reports of a global queue's element: a task's id, a batch's first id minus 100
+     * (so that -100 is a batch starting with task 0), or -1 for none.
+     */
+    static int idOf(Object element) {
+        if (element instanceof Runnable[] batch) {
+            return ((StressTask) batch[0]).id() - 100;
+        }
+        return element == null ? -1 : ((StressTask) element).id();
+    }
+
     static StressTask[] numbered(int count) {
         StressTask[] tasks = new StressTask[count];
         for (int i = 0; i < count; i++) {
@@ -38,6 +49,25 @@ record StressTask(int id) implements Runnable {
                     add(task);
                 }
             }
+        }
+
+        /** A global queue's element: a task, a batch of them ({@code Runnable[]}), or null. */
+        void addElement(Object element) {
+            if (element instanceof Runnable[] batch) {
+                addAll(batch);
+            } else {
+                add((Runnable) element);
+            }
+        }
+
+        /** Drains {@code global}, both lanes and the reserve; returns how many tasks it held. */
+        int drain(GlobalQueue global) {
+            int tasks = 0;
+            for (Object element; (element = global.poll()) != null; ) {
+                addElement(element);
+                tasks += element instanceof Runnable[] batch ? batch.length : 1;
+            }
+            return tasks;
         }
 
         /** Owner-side drain of everything left in {@code queue}, runnext included. */
