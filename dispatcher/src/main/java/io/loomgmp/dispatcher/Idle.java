@@ -246,17 +246,11 @@ final class Idle {
      */
     boolean anyBusyQueued(Processor except, boolean heldOnly) {
         Processor[] allp = scheduling.allp;
-        int n = scheduling.allocated;
-        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
-            for (long bits = busyWord(w); bits != 0; bits &= bits - 1) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                if (i >= n) {
-                    break; // a P made after our read of allocated: the next look sees it
-                }
-                Processor other = allp[i];
-                if (other != except && (!heldOnly || other.holder() != null) && !other.runQueue.isEmpty()) {
-                    return true;
-                }
+        int n = scheduling.allocated; // a P made after this read: the next look sees it
+        for (int i = busy.next(0, n); i >= 0; i = busy.next(i + 1, n)) {
+            Processor other = allp[i];
+            if (other != except && (!heldOnly || other.holder() != null) && !other.runQueue.isEmpty()) {
+                return true;
             }
         }
         return false;

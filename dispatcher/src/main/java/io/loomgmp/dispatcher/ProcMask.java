@@ -46,6 +46,30 @@ final class ProcMask {
         return (word(id >>> 6) & (1L << (id & 63))) != 0;
     }
 
+    /**
+     * The least P id in {@code [from, n)} whose bit is set, or -1. A walk over the set bits of the
+     * Ps made, {@code n} read once, is
+     * {@code for (int i = mask.next(0, n); i >= 0; i = mask.next(i + 1, n))}: O(set bits + n / 64).
+     * Each call reads the word it starts in afresh (volatile), so a walk is a racy look, as any
+     * look at the bits is: what a stale bit costs is the owner's to say.
+     */
+    int next(int from, int n) {
+        if (from >= n) {
+            return -1;
+        }
+        int w = from >>> 6;
+        long bits = word(w) & (-1L << (from & 63));
+        for (int words = words(n); ; bits = word(w)) {
+            if (bits != 0) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                return i < n ? i : -1;
+            }
+            if (++w >= words) {
+                return -1;
+            }
+        }
+    }
+
     /** The words that cover Ps {@code [0, n)}: walk them as {@code for (w = 0; w < words(n); w++)}. */
     static int words(int n) {
         return (n + 63) >>> 6;

@@ -100,19 +100,13 @@ final class Timers {
         long delay = -1;
         // Retired Ps too (see ProcResize's failure model): a heap's bit is kept whatever its P.
         Processor[] allp = scheduling.allp;
-        int n = scheduling.allocated;
-        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
-            for (long bits = withTimers.word(w); bits != 0; bits &= bits - 1) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                if (i >= n) {
-                    break; // made after our read of allocated, with no timer before it was published
-                }
-                TimerHeap heap = allp[i].timers;
-                if (!heap.isEmpty()) {
-                    long d = Math.max(0, heap.nextWhen() - now);
-                    if (delay < 0 || d < delay) {
-                        delay = d;
-                    }
+        int n = scheduling.allocated; // a P made after this read had no timer before it was published
+        for (int i = withTimers.next(0, n); i >= 0; i = withTimers.next(i + 1, n)) {
+            TimerHeap heap = allp[i].timers;
+            if (!heap.isEmpty()) {
+                long d = Math.max(0, heap.nextWhen() - now);
+                if (delay < 0 || d < delay) {
+                    delay = d;
                 }
             }
         }
@@ -132,15 +126,9 @@ final class Timers {
     boolean anyDue(long now) {
         Processor[] allp = scheduling.allp;
         int n = scheduling.allocated;
-        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
-            for (long bits = withTimers.word(w); bits != 0; bits &= bits - 1) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                if (i >= n) {
-                    break;
-                }
-                if (allp[i].timers.hasDue(now)) {
-                    return true;
-                }
+        for (int i = withTimers.next(0, n); i >= 0; i = withTimers.next(i + 1, n)) {
+            if (allp[i].timers.hasDue(now)) {
+                return true;
             }
         }
         return false;
@@ -219,20 +207,14 @@ final class Timers {
         long now = 0;
         boolean ran = false;
         // The Ps with timers only (the timer mask): idle or busy, retired ones too.
-        for (int w = 0, words = ProcMask.words(n); w < words; w++) {
-            for (long bits = withTimers.word(w); bits != 0; bits &= bits - 1) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                if (i >= n) {
-                    break;
+        for (int i = withTimers.next(0, n); i >= 0; i = withTimers.next(i + 1, n)) {
+            Processor other = scheduling.allp[i];
+            if (other != p && !other.timers.isEmpty()) {
+                if (now == 0) {
+                    now = System.nanoTime();
                 }
-                Processor other = scheduling.allp[i];
-                if (other != p && !other.timers.isEmpty()) {
-                    if (now == 0) {
-                        now = System.nanoTime();
-                    }
-                    if (other.timers.hasDue(now)) {
-                        ran |= runDue(m, other.timers, now);
-                    }
+                if (other.timers.hasDue(now)) {
+                    ran |= runDue(m, other.timers, now);
                 }
             }
         }
