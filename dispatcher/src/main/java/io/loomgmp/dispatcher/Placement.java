@@ -22,7 +22,8 @@ public enum Placement {
      * the work queued there ({@code runnext} counts), without any lock, while the global queue
      * is empty; the back of the global queue's ready lane when it is not, so that its work gets
      * its turn first and many yielders take turns in order (Go's {@code Gosched}). Cheaper than
-     * Go's always-global yield for the common case of a few yielding tasks sharing a P. A task
+     * Go's always-global yield for the common case of a few yielding tasks sharing a P. Wakes
+     * nobody when the running task queues itself (its carrier takes work again at once). A task
      * that yields at a preemption poll (sysmon asked it to give its P up) goes to the global
      * queue's yielded lane instead: behind every runnable task, on any P, as Go's
      * {@code gopreempt_m} puts it on the global queue.

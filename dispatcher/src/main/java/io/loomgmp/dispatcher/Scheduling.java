@@ -191,8 +191,15 @@ final class Scheduling {
         Carrier m = currentCarrier();
         Processor p = m == null ? null : m.p;
         boolean yielded = false;
+        // The running task giving way of its own accord (Thread.yield): its carrier goes back to
+        // its loop as soon as the task returns and takes work there, this task included, so
+        // nobody needs waking for it (Go's Gosched wakes nobody either). A carrier woken now
+        // would spin, or steal this very task off the P about to run it again, and a yield to
+        // the local ring would pay the fence that a wake-up needs.
+        boolean givingWay = false;
         if (placement == Placement.YIELD) {
             placement = Placement.LOCAL;
+            givingWay = m != null && m.running == task && !m.yieldingAtPoll;
             if (m != null && m.yieldingAtPoll && m.running == task) {
                 m.yieldingAtPoll = false;
                 yielded = true; // preempted: behind every runnable task, on any P (Go's gopreempt_m)
@@ -248,7 +255,7 @@ final class Scheduling {
                 }
             }
         }
-        if (wake) {
+        if (wake && !givingWay) {
             wakeAfterQueueing(local);
         }
     }

@@ -2,7 +2,6 @@ package io.loomgmp.dispatcher;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -15,23 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The global queue's elements: single tasks, and a full ring's overflow as one batch. */
 class GlobalQueueTest {
-    private static final Runnable[] TASKS = new Runnable[RunQueue.CAPACITY + 2];
-
-    static {
-        for (int i = 0; i < TASKS.length; i++) {
-            int id = i;
-            TASKS[i] = new Runnable() {
-                @Override
-                public void run() {
-                }
-
-                @Override
-                public String toString() {
-                    return "task" + id;
-                }
-            };
-        }
-    }
+    private static final Runnable[] TASKS = RunQueueTest.tasks(RunQueue.CAPACITY + 2);
 
     /** A full ring's overflow, as {@code Scheduling.pushLocal} makes it. */
     private static Runnable[] overflowOf(RunQueue full, Runnable next) {
@@ -46,14 +29,6 @@ class GlobalQueueTest {
             assertNull(ring.pushOrOverflow(TASKS[i]));
         }
         return ring;
-    }
-
-    private static List<Runnable> drain(RunQueue ring) {
-        List<Runnable> out = new ArrayList<>();
-        for (Runnable task; (task = ring.poll()) != null; ) {
-            out.add(task);
-        }
-        return out;
     }
 
     @Test
@@ -91,7 +66,7 @@ class GlobalQueueTest {
         RunQueue ring = new RunQueue();
         Runnable first = RunLoop.grabReady(global, ring, 1); // one P: its share is everything
         assertSame(TASKS[0], first);
-        List<Runnable> queued = drain(ring);
+        List<Runnable> queued = RunQueueTest.drainRing(ring);
         assertEquals(singles - 1 + GlobalQueue.MAX_BATCH, queued.size(), "the singles and the whole batch, no overflow");
         assertTrue(queued.size() <= RunQueue.CAPACITY);
         assertEquals(Arrays.asList(TASKS).subList(1, singles), queued.subList(0, singles - 1));

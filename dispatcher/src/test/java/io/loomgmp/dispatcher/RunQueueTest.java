@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RunQueueTest {
-    private static Runnable[] tasks(int n) {
+    /** {@code n} distinct tasks that do nothing, named task0, task1, ... */
+    static Runnable[] tasks(int n) {
         Runnable[] tasks = new Runnable[n];
         for (int i = 0; i < n; i++) {
             int id = i;
@@ -31,7 +32,8 @@ class RunQueueTest {
         return tasks;
     }
 
-    private static List<Runnable> drainRing(RunQueue q) {
+    /** Owner-side: every task left in {@code q}'s ring, oldest first. */
+    static List<Runnable> drainRing(RunQueue q) {
         List<Runnable> out = new ArrayList<>();
         for (Runnable t; (t = q.poll()) != null; ) {
             out.add(t);

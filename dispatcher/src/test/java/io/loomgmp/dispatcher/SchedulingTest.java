@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -162,6 +164,35 @@ class SchedulingTest {
             // A fair pass is `yielders` runs; allow twice that (batches, the ring's own turns).
             assertTrue(widest <= 2L * yielders, "a yielder waited " + widest + " runs for its next turn (fair: about "
                     + yielders + ")\n" + s.snapshot());
+        }
+    }
+
+    /**
+     * A task that yields queues itself again and wakes nobody: its carrier, back in its loop at
+     * once, runs it again, while the other P's carrier stays parked rather than spinning (and
+     * stealing the yielder) after every yield.
+     */
+    @Test
+    void aYieldingTaskWakesNobodyAndStaysOnItsCarrier() {
+        try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
+            int turns = 2_000;
+            Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
+            CountDownLatch done = new CountDownLatch(1);
+            AtomicInteger left = new AtomicInteger(turns);
+            Runnable[] self = new Runnable[1];
+            self[0] = () -> {
+                ranOn.add(Thread.currentThread());
+                if (left.decrementAndGet() > 0) {
+                    s.submit(self[0], Placement.YIELD);
+                } else {
+                    done.countDown();
+                }
+            };
+            s.execute(self[0]); // from outside: the global queue, and a wake-up
+            Probe.await(done, Probe.BOUND, s, "the yielder's turns");
+            SchedulerSnapshot snap = s.snapshot();
+            assertEquals(1, ranOn.size(), "the yielder moved between carriers: " + ranOn + "\n" + snap);
+            assertTrue(snap.spins() < turns / 10, "yields woke spinners\n" + snap);
         }
     }
 
