@@ -55,11 +55,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Sizes and emptiness</h2>
  * Each lane keeps an approximate size in tasks, a batch counting its tasks (incremented after the
  * offer, decremented after the poll), for batch sizes, hints and snapshots; the reserve's count
- * ({@link #reserved}) is exact and is counted with the ready lane. Where a decision must not miss a task, the wake-up protocol asks
- * {@link #isEmpty()}, which asks the queues themselves: an offer is linked by a volatile CAS, a
- * task in the reserve is published by a volatile write of the count, and {@code isEmpty} reads the
- * links and the count with volatile reads, so "put, then read the idle count" on one side and
- * "publish idle, then check {@code isEmpty}" on the other cannot both miss (see {@link Idle}).
+ * ({@link #reserved}) is exact and is counted with the ready lane. Where a decision must not miss
+ * a task, the wake-up protocol asks {@link #isEmpty()}, which asks the queues themselves: an offer
+ * is linked by a volatile CAS, a task in the reserve is published by a volatile write of the
+ * count, and {@code isEmpty} reads the links and the count with volatile reads, so "put, then read
+ * the idle count" on one side and "publish idle, then check {@code isEmpty}" on the other cannot
+ * both miss (see {@link Idle}).
  */
 final class GlobalQueue {
     /** Most tasks in one element of the ready lane: a full ring's overflow, half the ring plus one. */
@@ -206,7 +207,8 @@ final class GlobalQueue {
             if (allocationFaultForTests != null) {
                 allocationFaultForTests.run();
             }
-            ready.offer(n == 1 ? batch[0] : Arrays.copyOf(batch, n)); // copy and node made first: linked whole, or not at all
+            // The copy and the node are made first: the batch is linked whole, or not at all.
+            ready.offer(n == 1 ? batch[0] : Arrays.copyOf(batch, n));
             readySize.addAndGet(n);
         } catch (OutOfMemoryError noNodes) {
             for (int i = 0; i < n; i++) {

@@ -31,13 +31,14 @@ final class Processor {
     private long readyTakenAt;
 
     /**
-     * The latest batch of ready tasks that {@code RunLoop.grabReadyBatch} moved into this P's ring
-     * (the task it ran at once aside): the ring index just past its last task, and when it was
-     * grabbed (0: never). While the ring's head has not passed that index, work from outside
-     * waits behind whatever this P runs, where no other busy P can take it; sysmon asks a long
-     * task to give way to it as it does for the ready lane. Written by the holder once per batch,
-     * read by sysmon: volatile, and the pair may be torn (one batch's index with another's time),
-     * which costs at most one look at the wrong moment, never a task.
+     * The latest batch of ready tasks that {@code RunLoop} moved into this P's ring from the global
+     * queue ({@code grabReadyBatch}, {@code firstOf}; the task it ran at once aside): the ring
+     * index just past its last task, and when it was grabbed (0: never). While the ring's head has
+     * not passed that index, work from outside waits behind whatever this P runs, where no other
+     * busy P can take it; sysmon asks a long task to give way to it as it does for the ready lane.
+     * Written by the holder once per batch, read by sysmon: volatile, and the pair may be torn (one
+     * batch's index with another's time), which costs at most one look at the wrong moment, never a
+     * task.
      */
     private volatile int readyBatchEnd;
     private volatile long readyBatchAt;

@@ -444,7 +444,7 @@ final class RunLoop {
                 scheduling.pushLocal(p, batch[i]);
             }
             p.readyBatched(now, p.runQueue.tailIndex());
-            p.count(Counter.GLOBAL_GRABS, rest);
+            p.count(Counter.FAIRNESS_TICK_GRABS, rest); // taken with the first, on the same look
         } else {
             System.arraycopy(batch, 1, batch, 0, rest); // the batch is ours: no one else holds it now
             scheduling.global.putOverflow(batch, rest); // copies and clears it; never fails

@@ -67,7 +67,8 @@ class GlobalQueueTest {
         Runnable first = RunLoop.grabReady(global, ring, 1); // one P: its share is everything
         assertSame(TASKS[0], first);
         List<Runnable> queued = RunQueueTest.drainRing(ring);
-        assertEquals(singles - 1 + GlobalQueue.MAX_BATCH, queued.size(), "the singles and the whole batch, no overflow");
+        assertEquals(singles - 1 + GlobalQueue.MAX_BATCH, queued.size(),
+                "the singles and the whole batch, no overflow");
         assertTrue(queued.size() <= RunQueue.CAPACITY);
         assertEquals(Arrays.asList(TASKS).subList(1, singles), queued.subList(0, singles - 1));
         assertEquals(Arrays.asList(batch), queued.subList(singles - 1, queued.size()));

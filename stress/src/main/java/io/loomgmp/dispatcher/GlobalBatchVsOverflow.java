@@ -34,7 +34,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  */
 @JCStressTest
 @Description("GlobalQueue/RunQueue: a global batch grab racing another P's ring overflowing into the ready lane")
-@Outcome(id = "2, 129, 0", expect = ACCEPTABLE, desc = "grabbed the two waiting tasks: the batch was not counted, or not linked, yet")
+@Outcome(id = "2, 129, 0", expect = ACCEPTABLE, desc = "the two waiting tasks: the batch not yet counted, or linked")
 @Outcome(id = "131, 0, 0", expect = ACCEPTABLE, desc = "grabbed the two waiting tasks, then the whole batch")
 @Outcome(id = "\\d+, \\d+, 0", expect = ACCEPTABLE, desc = "other interleavings, every task exactly once")
 @Outcome(id = ".*", expect = FORBIDDEN, desc = "a task lost or duplicated, a size hint wrong, or the grabber's ring overflowed")
