@@ -439,7 +439,7 @@ final class RunLoop {
         }
         Runnable first = batch[0];
         int rest = batch.length - 1;
-        if (RunQueue.CAPACITY - p.runQueue.size() >= rest) { // exact: only the owner adds, thieves only take
+        if (RunQueue.CAPACITY - p.runQueue.size() >= rest) { // room only grows meanwhile: thieves only take
             for (int i = 1; i <= rest; i++) {
                 scheduling.pushLocal(p, batch[i]);
             }

@@ -199,8 +199,9 @@ final class Scheduling {
         boolean givingWay = false;
         if (placement == Placement.YIELD) {
             placement = Placement.LOCAL;
-            givingWay = m != null && m.running == task && !m.yieldingAtPoll;
-            if (m != null && m.yieldingAtPoll && m.running == task) {
+            boolean requeuesItself = m != null && m.running == task;
+            givingWay = requeuesItself && !m.yieldingAtPoll;
+            if (requeuesItself && m.yieldingAtPoll) {
                 m.yieldingAtPoll = false;
                 yielded = true; // preempted: behind every runnable task, on any P (Go's gopreempt_m)
                 if (p != null) { // m holds p: the holder's write (RunLoop's step 1b)
