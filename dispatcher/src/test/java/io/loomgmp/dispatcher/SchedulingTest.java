@@ -4,8 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -169,19 +167,25 @@ class SchedulingTest {
 
     /**
      * A task that yields queues itself again and wakes nobody: its carrier, back in its loop at
-     * once, runs it again, while the other P's carrier stays parked rather than spinning (and
-     * stealing the yielder) after every yield.
+     * once, runs it again, so the idle P does not get a spinner (which would steal the yielder)
+     * after its yields. Bounds, not zero: the first run's wake-up makes a spinner, a spinner that
+     * finds work wakes the next one (Go's resetspinning), and a few more spinners start during the
+     * run from other paths (1 to 7 in 2,000 yields, measured; 11 to 28 when each yield could wake).
      */
     @Test
-    void aYieldingTaskWakesNobodyAndStaysOnItsCarrier() {
+    void yieldsDoNotWakeSpinners() {
         try (GmpScheduler s = GmpScheduler.builder().procs(2).build()) {
             int turns = 2_000;
-            Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
+            Thread[] last = new Thread[1]; // the yielder's runs are ordered: each queues the next
+            int[] moves = new int[1];
             CountDownLatch done = new CountDownLatch(1);
             AtomicInteger left = new AtomicInteger(turns);
             Runnable[] self = new Runnable[1];
             self[0] = () -> {
-                ranOn.add(Thread.currentThread());
+                if (last[0] != null && last[0] != Thread.currentThread()) {
+                    moves[0]++;
+                }
+                last[0] = Thread.currentThread();
                 if (left.decrementAndGet() > 0) {
                     s.submit(self[0], Placement.YIELD);
                 } else {
@@ -191,8 +195,8 @@ class SchedulingTest {
             s.execute(self[0]); // from outside: the global queue, and a wake-up
             Probe.await(done, Probe.BOUND, s, "the yielder's turns");
             SchedulerSnapshot snap = s.snapshot();
-            assertEquals(1, ranOn.size(), "the yielder moved between carriers: " + ranOn + "\n" + snap);
-            assertTrue(snap.spins() < turns / 10, "yields woke spinners\n" + snap);
+            assertTrue(moves[0] <= turns / 20, "the yielder moved between carriers " + moves[0] + " times\n" + snap);
+            assertTrue(snap.spins() <= turns / 20, "yields woke spinners\n" + snap);
         }
     }
 
