@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The carriers' threads (Go's {@code newm}/{@code mstart}/{@code mexit}): starting a carrier
@@ -266,6 +267,28 @@ final class Carriers {
 
     /** The default factory: daemon platform threads named {@code <name>-M<n>}, in order of creation. */
     static ThreadFactory defaultFactory(String name) {
-        return Thread.ofPlatform().daemon().name(name + "-M", 0).inheritInheritableThreadLocals(false).factory();
+        return new NumberedFactory(name + "-M");
+    }
+
+    /**
+     * Daemon platform threads named {@code prefix<n>}. Not the JDK's counting builder
+     * ({@code Thread.ofPlatform().name(prefix, 0)}): its counter's first use makes a method handle
+     * adapter (a class generated at run time), on sysmon's thread at the first carrier start of a
+     * fresh JVM, while that carrier's P waits. Not a lambda either, which would generate a class
+     * too. Thread-safe: a new builder for each thread, the count an {@link AtomicLong}.
+     */
+    private static final class NumberedFactory implements ThreadFactory {
+        private final String prefix;
+        private final AtomicLong next = new AtomicLong();
+
+        NumberedFactory(String prefix) {
+            this.prefix = prefix;
+        }
+
+        @Override
+        public Thread newThread(Runnable task) {
+            return Thread.ofPlatform().daemon().inheritInheritableThreadLocals(false)
+                    .name(prefix + next.getAndIncrement()).unstarted(task);
+        }
     }
 }

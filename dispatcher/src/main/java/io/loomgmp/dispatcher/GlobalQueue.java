@@ -70,7 +70,7 @@ final class GlobalQueue {
     /** How long a move waits before it tries again when even the reserve is full. */
     static final long FULL_RESERVE_RETRY_NANOS = 1_000_000;
 
-    /** Elements: a task ({@code Runnable}) or a batch ({@code Runnable[]}, every slot set, oldest first). */
+    /** Elements: a task ({@code Runnable}) or a batch ({@code Object[]} of tasks, every slot set, oldest first). */
     private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Runnable> yielded = new ConcurrentLinkedQueue<>();
     private final AtomicInteger readySize = new AtomicInteger();
@@ -201,7 +201,7 @@ final class GlobalQueue {
      * Never fails: see the class comment. The copy's slots are written before the CAS that links
      * it, so a taker, which reads them after its own CAS, sees them all.
      */
-    void putOverflow(Runnable[] batch, int n) {
+    void putOverflow(Object[] batch, int n) {
         assert n >= 1 && n <= MAX_BATCH : n + " tasks in one batch";
         try {
             if (allocationFaultForTests != null) {
@@ -212,7 +212,7 @@ final class GlobalQueue {
             readySize.addAndGet(n);
         } catch (OutOfMemoryError noNodes) {
             for (int i = 0; i < n; i++) {
-                toReserveOrWait(batch[i]);
+                toReserveOrWait((Runnable) batch[i]);
             }
             reserved(noNodes, "a full ring's overflow");
         } finally {
@@ -286,7 +286,7 @@ final class GlobalQueue {
 
     /**
      * Any carrier. The oldest ready element (the reserve's first task, else the lane's head): a
-     * task ({@code Runnable}), or a batch ({@code Runnable[]}, every slot set, oldest first, at
+     * task ({@code Runnable}), or a batch ({@code Object[]} of tasks, every slot set, oldest first, at
      * most {@link #MAX_BATCH}), which is now the taker's to queue; {@code null} if there is none.
      */
     Object pollReady() {
@@ -297,7 +297,7 @@ final class GlobalQueue {
             }
         }
         Object element = ready.poll();
-        if (element instanceof Runnable[] batch) {
+        if (element instanceof Object[] batch) {
             readySize.addAndGet(-batch.length);
         } else if (element != null) {
             readySize.decrementAndGet();

@@ -115,11 +115,11 @@ final class Processor {
     /**
      * {@link ProcResize} retired this P: whoever holds it gives it up at its next scheduling
      * point, its queue moved to the global queue, and it does not go back on the idle list.
-     * Written under the scheduler lock with setOpaque; read under the lock ({@link #isRetired}),
-     * or by the holder without it as a hint ({@link #retiredHint}) that it then acts on under
-     * the lock. See {@link ProcResize} for the whole protocol.
+     * Written under the scheduler lock (a volatile write, rare); read under the lock
+     * ({@link #isRetired}), or by the holder without it as a hint ({@link #retiredHint}) that it
+     * then acts on under the lock. See {@link ProcResize} for the whole protocol.
      */
-    private boolean retired;
+    private volatile boolean retired;
 
     /**
      * Retired but not given up yet: held by a carrier, in transit to one, or retaken by sysmon.
@@ -241,10 +241,10 @@ final class Processor {
     /** Must hold the scheduler lock ({@link ProcResize}). */
     void setRetired(boolean retired) {
         assert schedulerLockHeld();
-        RETIRED.setOpaque(this, retired);
+        this.retired = retired;
     }
 
-    /** Must hold the scheduler lock: the writes are made under it, so a plain read is exact. */
+    /** Must hold the scheduler lock: the writes are made under it, so the read is exact. */
     boolean isRetired() {
         assert schedulerLockHeld();
         return retired;
@@ -256,14 +256,14 @@ final class Processor {
     }
 
     /**
-     * The holder, in its scheduling loop, at every schedule: whether this P was retired. Opaque,
-     * not volatile: it orders nothing (the holder acts on it only under the scheduler lock,
-     * which orders everything the resizer wrote before it), it only has to be seen eventually,
-     * and an opaque read cannot be hoisted out of the loop. On x86 it is a plain load of a line
-     * the loop reads anyway.
+     * The holder, in its scheduling loop, at every schedule: whether this P was retired. It orders
+     * nothing (the holder acts on it only under the scheduler lock, which orders everything the
+     * resizer wrote before it); it only has to be seen eventually, which a volatile read, never
+     * hoisted out of the loop, ensures. On x86 that is a plain load of a line the loop reads
+     * anyway, and no VarHandle call to run while the JIT has not compiled the loop fully.
      */
     boolean retiredHint() {
-        return (boolean) RETIRED.getOpaque(this);
+        return retired;
     }
 
     /** Holder only. */
@@ -271,10 +271,10 @@ final class Processor {
         count(counter, 1);
     }
 
-    /** Holder only. */
+    /** Holder only: reads its own count plainly (only the holder writes it), writes it opaque. */
     void count(Counter counter, long delta) {
         int i = counter.ordinal();
-        COUNTS.setOpaque(counts, i, (long) COUNTS.getOpaque(counts, i) + delta);
+        COUNTS.setOpaque(counts, i, counts[i] + delta);
     }
 
     /** Any thread. */
@@ -307,6 +307,11 @@ final class Processor {
         return (long) READY_TAKEN_AT.getOpaque(this);
     }
 
+    /** Holder only: {@link #readyTakenAt()}, read plainly, as only the holder writes it. */
+    long ownReadyTakenAt() {
+        return readyTakenAt;
+    }
+
     /** Holder only: a batch of ready tasks grabbed at {@code now} ends before ring index {@code end}. */
     void readyBatched(long now, int end) {
         readyBatchEnd = end;
@@ -332,11 +337,15 @@ final class Processor {
         return (long) SCHEDTICK.getOpaque(this);
     }
 
+    /** Holder only: {@link #schedtick()}, read plainly, as only the holder writes it. */
+    long ownSchedtick() {
+        return schedtick;
+    }
+
     private static final VarHandle SCHEDTICK;
     private static final VarHandle READY_TAKEN_AT;
     private static final VarHandle HOLDER;
     private static final VarHandle LATENCY;
-    private static final VarHandle RETIRED;
 
     static {
         try {
@@ -344,7 +353,6 @@ final class Processor {
             READY_TAKEN_AT = MethodHandles.lookup().findVarHandle(Processor.class, "readyTakenAt", long.class);
             HOLDER = MethodHandles.lookup().findVarHandle(Processor.class, "holder", Lease.class);
             LATENCY = MethodHandles.lookup().findVarHandle(Processor.class, "latency", LatencyRecorder.class);
-            RETIRED = MethodHandles.lookup().findVarHandle(Processor.class, "retired", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -400,7 +400,7 @@ final class RunLoop {
      * for {@code GLOBAL_CHECK_NANOS} between two ready tasks.
      */
     private Runnable pollGlobalWhenDue(Processor p) {
-        long tick = p.schedtick();
+        long tick = p.ownSchedtick();
         boolean fairnessTick = tick % FAIRNESS_TICK == 0;
         if (fairnessTick) {
             Runnable yielded = takeYielded(p);
@@ -410,7 +410,7 @@ final class RunLoop {
         }
         if (scheduling.global.readySize() > 0 && (fairnessTick || tick - p.readyTakenTick >= 2)) {
             long now = System.nanoTime();
-            if (fairnessTick || now - p.readyTakenAt() >= GLOBAL_CHECK_NANOS) {
+            if (fairnessTick || now - p.ownReadyTakenAt() >= GLOBAL_CHECK_NANOS) {
                 Object element = scheduling.global.pollReady();
                 if (element != null) {
                     p.readyTaken(now);
@@ -434,14 +434,14 @@ final class RunLoop {
      * taken from the lane is never half queued.
      */
     private Runnable firstOf(Processor p, Object element, long now) {
-        if (!(element instanceof Runnable[] batch)) {
+        if (!(element instanceof Object[] batch)) {
             return (Runnable) element;
         }
-        Runnable first = batch[0];
+        Runnable first = (Runnable) batch[0];
         int rest = batch.length - 1;
         if (RunQueue.CAPACITY - p.runQueue.size() >= rest) { // room only grows meanwhile: thieves only take
             for (int i = 1; i <= rest; i++) {
-                scheduling.pushLocal(p, batch[i]);
+                scheduling.pushLocal(p, (Runnable) batch[i]);
             }
             p.readyBatched(now, p.runQueue.tailIndex());
             p.count(Counter.FAIRNESS_TICK_GRABS, rest); // taken with the first, on the same look
@@ -490,18 +490,18 @@ final class RunLoop {
         if (element == null) {
             return null;
         }
-        if (element instanceof Runnable[] batch) {
+        if (element instanceof Object[] batch) {
             for (int i = 1; i < batch.length; i++) {
-                queueOnEmptied(global, ring, batch[i]);
+                queueOnEmptied(global, ring, (Runnable) batch[i]);
             }
-            return batch[0];
+            return (Runnable) batch[0];
         }
         int max = Math.min(ready / procs + 1, GLOBAL_BATCH_MAX);
         for (int n = 1; n < max; n++) {
             Object next = global.pollReady();
-            if (next instanceof Runnable[] batch) {
-                for (Runnable task : batch) {
-                    queueOnEmptied(global, ring, task);
+            if (next instanceof Object[] batch) {
+                for (Object task : batch) {
+                    queueOnEmptied(global, ring, (Runnable) task);
                 }
                 break;
             }
@@ -518,7 +518,7 @@ final class RunLoop {
      * that ever wrong, the overflow goes back to the global queue: an assertion, not a lost task.
      */
     private static void queueOnEmptied(GlobalQueue global, RunQueue ring, Runnable task) {
-        Runnable[] overflow = ring.pushOrOverflow(task);
+        Object[] overflow = ring.pushOrOverflow(task);
         if (overflow != null) {
             global.putOverflow(overflow, overflow.length); // first: the tasks are safe before the assertion throws
             assert false : "a grab overflowed the ring it filled";

@@ -32,11 +32,19 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Memory ordering</h2>
  * The owner's slot write happens-before its {@code setRelease(tail)}; a thief reads {@code tail}
- * with {@code getAcquire} and only then reads the slots below it, so it sees the tasks. A consumer
- * reads slots <em>before</em> its CAS of {@code head} (a volatile write); the owner reads
- * {@code head} with {@code getAcquire} before reusing a slot, so a slot is never overwritten while
- * a consumer whose CAS succeeded could still be reading it. A consumer whose CAS fails may have
- * read a slot mid-reuse; it discards what it read. Slot accesses themselves are therefore plain.
+ * (a volatile read: acquire) and only then reads the slots below it, so it sees the tasks. A
+ * consumer reads slots <em>before</em> its CAS of {@code head} (a volatile write); the owner reads
+ * {@code head} (volatile) before reusing a slot, so a slot is never overwritten while a consumer
+ * whose CAS succeeded could still be reading it. A consumer whose CAS fails may have read a slot
+ * mid-reuse; it discards what it read. Slot accesses themselves are therefore plain.
+ *
+ * <p>{@code head}, {@code tail} and {@code runnext} are read directly, as volatile fields, not
+ * through a VarHandle: acquire is all those reads need, and on x86 and AArch64 a volatile read
+ * is the same instruction as an acquire read. A VarHandle call is that instruction too once C2
+ * has compiled its caller, but before that (interpreted, or compiled by C1 with profiling, as
+ * in a fresh JVM's first second) it runs a dozen checks: its guards, casts of the receiver and
+ * the value. In a fan-out compiled only that far, they took 40 % of the CPU. Writes go through
+ * the VarHandles ({@code setRelease} and CAS), where a volatile write would add a full fence.
  *
  * <p>Consumed slots are not cleared (a consumer cannot know whether the owner has already reused
  * the slot), so a ring keeps at most {@value #CAPACITY} finished tasks reachable until they are
@@ -62,14 +70,20 @@ final class RunQueue {
         }
     }
 
-    private final Runnable[] slots = new Runnable[CAPACITY];
+    /**
+     * The tasks, in an {@code Object[]}: a store into a {@code Runnable[]} checks the task's class,
+     * and the JIT compiles that check for the one class it has seen so far, to recompile the
+     * method and every caller it is inlined in when a second one comes (a latency sample's
+     * wrapper, a plain {@code Runnable}). Every slot holds a {@code Runnable}.
+     */
+    private final Object[] slots = new Object[CAPACITY];
     /** The owner's buffer for a full ring's overflow: half the ring plus the new task. Owner only. */
-    private final Runnable[] overflow = new Runnable[CAPACITY / 2 + 1];
-    @SuppressWarnings("unused") // accessed through HEAD
+    private final Object[] overflow = new Object[CAPACITY / 2 + 1];
+    // read directly (volatile), written through HEAD
     private volatile int head;
-    @SuppressWarnings("unused") // accessed through TAIL
+    // read directly (volatile), written through TAIL
     private volatile int tail;
-    @SuppressWarnings("unused") // accessed through RUNNEXT
+    // read directly (volatile), written through RUNNEXT
     private volatile Runnable runnext;
 
     /**
@@ -79,18 +93,18 @@ final class RunQueue {
      * clears it). Returns {@code null} when the task was queued locally. Allocates nothing: the
      * batch is this queue's own buffer, so a full ring never fails for want of memory.
      */
-    Runnable[] pushOrOverflow(Runnable task) {
+    Object[] pushOrOverflow(Runnable task) {
         while (true) {
-            // Acquire: pairs with consumers' CAS of head, so their reads of the slots we are about
-            // to reuse are finished before our write.
-            int h = (int) HEAD.getAcquire(this);
-            int t = (int) TAIL.get(this); // plain: only the owner writes tail
+            // Volatile (at least acquire): pairs with consumers' CAS of head, so their reads of
+            // the slots we are about to reuse are finished before our write.
+            int h = head;
+            int t = tail; // only the owner writes tail
             if (t - h < CAPACITY) {
                 slots[t & MASK] = task;
                 TAIL.setRelease(this, t + 1); // publishes the slot write to thieves
                 return null;
             }
-            Runnable[] batch = takeHalfForOverflow(h, t, task);
+            Object[] batch = takeHalfForOverflow(h, t, task);
             if (batch != null) {
                 return batch;
             }
@@ -102,9 +116,9 @@ final class RunQueue {
      * Owner only (Go's runqputslow), with the ring full ({@code t - h == CAPACITY}). Returns null
      * when a concurrent consumer moved head first.
      */
-    private Runnable[] takeHalfForOverflow(int h, int t, Runnable task) {
+    private Object[] takeHalfForOverflow(int h, int t, Runnable task) {
         int n = (t - h) / 2; // CAPACITY / 2: the buffer's length less one
-        Runnable[] batch = overflow;
+        Object[] batch = overflow;
         for (int i = 0; i < n; i++) {
             batch[i] = slots[(h + i) & MASK];
         }
@@ -123,7 +137,7 @@ final class RunQueue {
      */
     Runnable pushNext(Runnable task) {
         while (true) {
-            Runnable old = (Runnable) RUNNEXT.getAcquire(this);
+            Runnable old = runnext;
             // Volatile CAS: a thief may have taken old in the meantime; publish task to thieves.
             if (RUNNEXT.compareAndSet(this, old, task)) {
                 return old;
@@ -133,7 +147,7 @@ final class RunQueue {
 
     /** Owner only. Takes the task in {@code runnext}, or returns {@code null}. */
     Runnable pollNext() {
-        Runnable next = (Runnable) RUNNEXT.getAcquire(this);
+        Runnable next = runnext;
         // Only thieves race with us here; if one won, runnext is now empty (only the owner fills it).
         if (next != null && RUNNEXT.compareAndSet(this, next, null)) {
             return next;
@@ -143,7 +157,7 @@ final class RunQueue {
 
     /** Owner only: the ring index the next push writes to (indices grow by one per task, wrapping as ints). */
     int tailIndex() {
-        return (int) TAIL.get(this); // plain: we are the only writer
+        return tail; // only the owner writes it
     }
 
     /**
@@ -153,18 +167,18 @@ final class RunQueue {
      * 2<sup>31</sup> tasks old reads as not yet passed.
      */
     boolean passed(int index) {
-        return (int) HEAD.getAcquire(this) - index >= 0;
+        return head - index >= 0;
     }
 
     /** Owner only. Takes the oldest task of the ring (not {@code runnext}), or returns {@code null}. */
     Runnable poll() {
         while (true) {
-            int h = (int) HEAD.getAcquire(this); // acquire: see head moves by thieves
-            int t = (int) TAIL.get(this);        // plain: we are the only writer
+            int h = head; // volatile: sees head moves by thieves
+            int t = tail; // only the owner writes it
             if (t == h) {
                 return null;
             }
-            Runnable task = slots[h & MASK];
+            Runnable task = (Runnable) slots[h & MASK];
             // Volatile CAS: races with thieves taking the same slot.
             if (HEAD.compareAndSet(this, h, h + 1)) {
                 return task;
@@ -181,13 +195,13 @@ final class RunQueue {
      * Returns {@code null} when nothing was taken.
      */
     Runnable stealHalfFrom(RunQueue victim, boolean stealRunnext, long runnextGraceNanos) {
-        int t = (int) TAIL.get(this); // plain: we own this queue
+        int t = tail; // we own this queue: only we write it
         int n = victim.grabHalfInto(slots, t, stealRunnext, runnextGraceNanos);
         if (n == 0) {
             return null;
         }
         n--;
-        Runnable task = slots[(t + n) & MASK];
+        Runnable task = (Runnable) slots[(t + n) & MASK];
         if (n != 0) {
             // Release: the stolen tasks become visible to our own thieves.
             TAIL.setRelease(this, t + n);
@@ -199,10 +213,10 @@ final class RunQueue {
      * Thief side of a steal (Go's runqgrab): copies half (rounded up) of this ring into
      * {@code into} starting at {@code intoTail} and claims it with a CAS. Returns the count.
      */
-    private int grabHalfInto(Runnable[] into, int intoTail, boolean stealRunnext, long graceNanos) {
+    private int grabHalfInto(Object[] into, int intoTail, boolean stealRunnext, long graceNanos) {
         while (true) {
-            int h = (int) HEAD.getAcquire(this); // acquire: pairs with other consumers' CAS
-            int t = (int) TAIL.getAcquire(this); // acquire: pairs with the owner's setRelease
+            int h = head; // volatile: pairs with other consumers' CAS
+            int t = tail; // volatile: pairs with the owner's setRelease
             int n = t - h;
             n = n - n / 2;
             if (n == 0) {
@@ -221,8 +235,8 @@ final class RunQueue {
         }
     }
 
-    private int grabRunnextInto(Runnable[] into, int intoTail, long graceNanos) {
-        Runnable next = (Runnable) RUNNEXT.getAcquire(this);
+    private int grabRunnextInto(Object[] into, int intoTail, long graceNanos) {
+        Runnable next = runnext;
         if (next == null) {
             return 0;
         }
@@ -247,9 +261,9 @@ final class RunQueue {
     /** Any thread. Tasks in the ring, not counting {@code runnext}; approximate under races. */
     int size() {
         while (true) {
-            int h = (int) HEAD.getAcquire(this);
-            int t = (int) TAIL.getAcquire(this);
-            if (h == (int) HEAD.getAcquire(this)) { // consistent pair
+            int h = head;
+            int t = tail;
+            if (h == head) { // consistent pair
                 int n = t - h;
                 return Math.max(0, Math.min(n, CAPACITY));
             }
@@ -258,7 +272,7 @@ final class RunQueue {
 
     /** Any thread. Whether {@code runnext} holds a task. */
     boolean hasNext() {
-        return RUNNEXT.getAcquire(this) != null;
+        return runnext != null;
     }
 
     /**
@@ -268,10 +282,10 @@ final class RunQueue {
      */
     boolean isEmpty() {
         while (true) {
-            int h = (int) HEAD.getAcquire(this);
-            int t = (int) TAIL.getAcquire(this);
-            Object next = RUNNEXT.getAcquire(this);
-            if (t == (int) TAIL.getAcquire(this)) {
+            int h = head;
+            int t = tail;
+            Object next = runnext;
+            if (t == tail) {
                 return h == t && next == null;
             }
         }

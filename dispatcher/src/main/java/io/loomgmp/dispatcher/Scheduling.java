@@ -266,7 +266,7 @@ final class Scheduling {
      * half and {@code task} to the global ready lane, as one batch. Lock-free, and never fails.
      */
     void pushLocal(Processor p, Runnable task) {
-        Runnable[] overflow = p.runQueue.pushOrOverflow(task);
+        Object[] overflow = p.runQueue.pushOrOverflow(task);
         if (overflow != null) {
             p.count(Counter.OVERFLOWS);
             global.putOverflow(overflow, overflow.length);

@@ -17,8 +17,8 @@ class GlobalQueueTest {
     private static final Runnable[] TASKS = RunQueueTest.tasks(RunQueue.CAPACITY + 2);
 
     /** A full ring's overflow, as {@code Scheduling.pushLocal} makes it. */
-    private static Runnable[] overflowOf(RunQueue full, Runnable next) {
-        Runnable[] overflow = full.pushOrOverflow(next);
+    private static Object[] overflowOf(RunQueue full, Runnable next) {
+        Object[] overflow = full.pushOrOverflow(next);
         assertEquals(GlobalQueue.MAX_BATCH, overflow.length);
         return overflow;
     }
@@ -34,15 +34,15 @@ class GlobalQueueTest {
     @Test
     void anOverflowIsOneElementTakenWholeInItsOrderAndCountedByItsTasks() {
         GlobalQueue global = new GlobalQueue();
-        Runnable[] overflow = overflowOf(fullRing(), TASKS[RunQueue.CAPACITY]);
-        Runnable[] expected = overflow.clone();
+        Object[] overflow = overflowOf(fullRing(), TASKS[RunQueue.CAPACITY]);
+        Object[] expected = overflow.clone();
         global.putOverflow(overflow, overflow.length);
         assertTrue(Arrays.stream(overflow).allMatch(t -> t == null), "the ring's buffer is cleared");
         assertEquals(GlobalQueue.MAX_BATCH, global.readySize());
         global.putReady(TASKS[RunQueue.CAPACITY + 1]);
         assertEquals(GlobalQueue.MAX_BATCH + 1, global.size());
 
-        Runnable[] batch = assertInstanceOf(Runnable[].class, global.pollReady());
+        Object[] batch = assertInstanceOf(Object[].class, global.pollReady());
         assertArrayEquals(expected, batch, "oldest first, every slot set");
         assertEquals(1, global.readySize(), "the batch's tasks left the count together");
         assertSame(TASKS[RunQueue.CAPACITY + 1], global.pollReady());
@@ -58,8 +58,8 @@ class GlobalQueueTest {
         for (int i = 0; i < singles; i++) {
             global.putReady(TASKS[i]);
         }
-        Runnable[] overflow = overflowOf(fullRing(), TASKS[RunQueue.CAPACITY]);
-        Runnable[] batch = overflow.clone();
+        Object[] overflow = overflowOf(fullRing(), TASKS[RunQueue.CAPACITY]);
+        Object[] batch = overflow.clone();
         global.putOverflow(overflow, overflow.length);
         global.putReady(TASKS[RunQueue.CAPACITY + 1]); // behind the batch: not taken
 

@@ -76,7 +76,7 @@ class RunQueueTest {
         for (int i = 0; i < RunQueue.CAPACITY; i++) {
             assertNull(q.pushOrOverflow(t[i]), "slot " + i + " should fit");
         }
-        Runnable[] batch = q.pushOrOverflow(t[RunQueue.CAPACITY]);
+        Object[] batch = q.pushOrOverflow(t[RunQueue.CAPACITY]);
         assertEquals(RunQueue.CAPACITY / 2 + 1, batch.length);
         for (int i = 0; i < RunQueue.CAPACITY / 2; i++) {
             assertSame(t[i], batch[i], "batch keeps the oldest half in order");

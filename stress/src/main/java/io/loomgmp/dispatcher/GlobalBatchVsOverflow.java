@@ -62,7 +62,7 @@ public class GlobalBatchVsOverflow {
 
     @Actor
     public void owner() {
-        Runnable[] overflow = overflowing.pushOrOverflow(tasks[RunQueue.CAPACITY]);
+        Object[] overflow = overflowing.pushOrOverflow(tasks[RunQueue.CAPACITY]);
         if (overflow != null) {
             global.putOverflow(overflow, overflow.length);
         }

@@ -29,7 +29,7 @@ public class OverflowVsSteal {
     private final RunQueue owner = new RunQueue();
     private final RunQueue thief = new RunQueue();
     private final StressTask.Tally tally = new StressTask.Tally(tasks.length);
-    private Runnable[] overflow;
+    private Object[] overflow;
     private Runnable taken;
 
     public OverflowVsSteal() {

@@ -15,7 +15,7 @@ record StressTask(int id) implements Runnable {
      * (so that -100 is a batch starting with task 0), or -1 for none.
      */
     static int idOf(Object element) {
-        if (element instanceof Runnable[] batch) {
+        if (element instanceof Object[] batch) {
             return ((StressTask) batch[0]).id() - 100;
         }
         return element == null ? -1 : ((StressTask) element).id();
@@ -43,17 +43,17 @@ record StressTask(int id) implements Runnable {
             }
         }
 
-        void addAll(Runnable[] tasks) {
+        void addAll(Object[] tasks) {
             if (tasks != null) {
-                for (Runnable task : tasks) {
-                    add(task);
+                for (Object task : tasks) {
+                    add((Runnable) task);
                 }
             }
         }
 
-        /** A global queue's element: a task, a batch of them ({@code Runnable[]}), or null. */
+        /** A global queue's element: a task, a batch of them ({@code Object[]}), or null. */
         void addElement(Object element) {
-            if (element instanceof Runnable[] batch) {
+            if (element instanceof Object[] batch) {
                 addAll(batch);
             } else {
                 add((Runnable) element);
@@ -65,7 +65,7 @@ record StressTask(int id) implements Runnable {
             int tasks = 0;
             for (Object element; (element = global.poll()) != null; ) {
                 addElement(element);
-                tasks += element instanceof Runnable[] batch ? batch.length : 1;
+                tasks += element instanceof Object[] batch ? batch.length : 1;
             }
             return tasks;
         }

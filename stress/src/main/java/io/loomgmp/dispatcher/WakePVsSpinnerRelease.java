@@ -150,7 +150,7 @@ public final class WakePVsSpinnerRelease {
      * started carriers), quoted:
      * <pre>
      *     if (... !(inLoop || p.beginOwnerOp(m))) { ... } else {
-     *         try { ... Runnable[] overflow = p.runQueue.pushOrOverflow(task); ... }
+     *         try { ... Object[] overflow = p.runQueue.pushOrOverflow(task); ... }
      *         finally { if (!inLoop) { p.endOwnerOp(m); } }
      *     }
      *     ...
