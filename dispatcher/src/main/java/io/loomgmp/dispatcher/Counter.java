@@ -11,8 +11,8 @@ enum Counter {
     /** Tasks taken from the global queue because the local queue was empty (ready batches, yielded tasks). */
     GLOBAL_GRABS,
     /**
-     * Tasks taken from the global queue before the local ring: on the fairness tick, or because
-     * ready work had waited {@code RunLoop.GLOBAL_CHECK_NANOS}.
+     * Tasks taken from the global queue before the local ring: on the fairness tick, because ready
+     * work had waited {@code RunLoop.GLOBAL_CHECK_NANOS}, or because a task yielded to it.
      */
     FAIRNESS_TICK_GRABS,
     /** Successful steals by this P. */

@@ -99,6 +99,14 @@ final class Processor {
     long readyTakenTick = -2;
 
     /**
+     * A task on this P yielded while ready work waited on the global queue: the next schedule
+     * takes a ready task before the ring ({@code RunLoop}'s step 2). Written by the yielding task
+     * on the holder's carrier, read and cleared by that carrier's loop: one thread, plain. If
+     * sysmon retook the P meanwhile, the next holder takes one ready task early, nothing worse.
+     */
+    boolean readyTurnOwed;
+
+    /**
      * Schedules of this P that did not inherit a time slice (Go's schedtick). Holder only: written
      * plainly; readers elsewhere (snapshots, later sysmon) read it with {@link #schedtick()}.
      */

@@ -11,7 +11,8 @@ package io.loomgmp.dispatcher;
  *               0 due timers of this P (their tasks land in runnext)
  *               1 runnext (inherits the time slice; skipped once on a preemption request)
  *               1b a preempted task, once other work had this P for half the last one's slice
- *               2 a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick)
+ *               2 a ready task, when none was taken for GLOBAL_CHECK_NANOS (or the fairness tick,
+ *                 or a task yielded while ready work waited)
  *               3 local ring ─► 4 ready batch ─► the skipped runnext ─► 5 one yielded task
  *               6 due timers of other Ps ─► 7 steal (while spinners ≤ busy Ps / 2) ─► 7b wait
  *                 up to SEARCH_SPIN_NANOS for work from the busy Ps
@@ -388,10 +389,11 @@ final class RunLoop {
     /**
      * Owner of {@code p}, whose ring is not empty. Step 2 of {@link #findRunnable}: on the
      * fairness tick a yielded task, or else a ready one (ready work has the time bound; the tick
-     * keeps preempted tasks from starving while outside work keeps arriving); otherwise a ready
-     * task if {@code p} last took one at least {@link #GLOBAL_CHECK_NANOS} ago and has run a task
-     * from its ring since; {@code null} otherwise. One volatile read when the ready lane is empty
-     * and it is not the tick.
+     * keeps preempted tasks from starving while outside work keeps arriving); a ready task if a
+     * task of {@code p} yielded to the ready lane's work ({@link Processor#readyTurnOwed});
+     * otherwise a ready task if {@code p} last took one at least {@link #GLOBAL_CHECK_NANOS} ago
+     * and has run a task from its ring since; {@code null} otherwise. One volatile read when the
+     * ready lane is empty and it is not the tick.
      *
      * <p>"Ran a local task since" is Tokio's lower bound on its global-queue interval (2 ticks):
      * with tasks longer than the bound, every schedule is overdue, and ready work must not take
@@ -408,9 +410,11 @@ final class RunLoop {
                 return yielded;
             }
         }
-        if (scheduling.global.readySize() > 0 && (fairnessTick || tick - p.readyTakenTick >= 2)) {
+        boolean owed = p.readyTurnOwed; // a task yielded to the ready lane's work
+        p.readyTurnOwed = false;
+        if (scheduling.global.readySize() > 0 && (fairnessTick || owed || tick - p.readyTakenTick >= 2)) {
             long now = System.nanoTime();
-            if (fairnessTick || now - p.ownReadyTakenAt() >= GLOBAL_CHECK_NANOS) {
+            if (fairnessTick || owed || now - p.ownReadyTakenAt() >= GLOBAL_CHECK_NANOS) {
                 Object element = scheduling.global.pollReady();
                 if (element != null) {
                     p.readyTaken(now);

@@ -56,8 +56,8 @@ public enum SchedulerMetric {
             "Tasks taken from the global queue in batches, when the local queue was empty",
             r -> r.total(Counter.GLOBAL_GRABS)),
     FAIRNESS_TICK_GRABS(Kind.COUNTER, "loomgmp.fairness.grabs", null, null, Units.TASKS, null,
-            "Tasks taken from the global queue while local work waited, on the fairness tick or after "
-                    + "200 µs (a full ring's overflow taken so counts whole)",
+            "Tasks taken from the global queue while local work waited, on the fairness tick, after "
+                    + "200 µs or after a yield (a full ring's overflow taken so counts whole)",
             r -> r.total(Counter.FAIRNESS_TICK_GRABS)),
     STEALS(Kind.COUNTER, "loomgmp.steals", null, null, null, null,
             "Successful steals", r -> r.total(Counter.STEALS)),

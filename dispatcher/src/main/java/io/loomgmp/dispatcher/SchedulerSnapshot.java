@@ -147,7 +147,8 @@ public final class SchedulerSnapshot {
     /**
      * Tasks taken from the global queue ahead of the local ring: on the fairness tick (every 61st
      * schedule, as in Go), and also whenever ready work had waited 200 µs since this P last took
-     * any (the time bound that keeps outside work from waiting behind local work). A full ring's
+     * any (the time bound that keeps outside work from waiting behind local work), and at the
+     * schedule after a {@code Thread.yield()} that found ready work waiting. A full ring's
      * overflow taken so counts whole: its first task runs, the rest join the ring's tail.
      */
     public long fairnessTickGrabs() {
