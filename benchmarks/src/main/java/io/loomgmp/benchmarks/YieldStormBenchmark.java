@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Yield storm: 2 × procs virtual threads, each calling {@link Thread#yield()} in a loop, share a
  * budget of {@value #YIELDS} yields per invocation; the score is the time per yield (wall clock
- * over all threads). Every yield unmounts, queues and remounts a continuation: on GMP it goes
- * through the global queue, as Go's {@code Gosched} does.
+ * over all threads). Every yield unmounts, queues and remounts a continuation: on GMP in its P's
+ * own ring (Go's {@code Gosched} would put it on the global queue).
  *
  * <p>The budget is taken in batches of {@value #BATCH} from one shared counter, so the total is
  * exact whatever procs is (the score needs a fixed count of operations) and the counter is

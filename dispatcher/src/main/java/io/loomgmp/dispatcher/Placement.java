@@ -19,11 +19,13 @@ public enum Placement {
     GLOBAL,
     /**
      * For the running task giving way ({@code Thread.yield}): the tail of the local ring, behind
-     * the work queued there ({@code runnext} counts), without any lock, while the global queue
-     * is empty; the back of the global queue's ready lane when it is not, so that its work gets
-     * its turn first and many yielders take turns in order (Go's {@code Gosched}). Cheaper than
-     * Go's always-global yield for the common case of a few yielding tasks sharing a P. Wakes
-     * nobody when the running task queues itself (its carrier takes work again at once). A task
+     * the work queued there ({@code runnext} counts), without any lock. When work waits on the
+     * global queue's ready lane, the P takes one of those tasks first, at its next schedule, so
+     * that the yield gives way to it as Go's {@code Gosched} does by queuing the yielder behind
+     * it; from a ring half full or more the yield goes to the back of the ready lane, so that many
+     * yielders take turns in order. Cheaper than Go's always-global yield, which with more Ps
+     * than cores keeps every yield on the shared queue. Wakes nobody when the running task queues
+     * itself (its carrier takes work again at once). A task
      * that yields at a preemption poll (sysmon asked it to give its P up) goes to the global
      * queue's yielded lane instead: behind every runnable task, on any P, as Go's
      * {@code gopreempt_m} puts it on the global queue.

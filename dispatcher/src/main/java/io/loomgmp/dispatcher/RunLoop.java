@@ -411,7 +411,9 @@ final class RunLoop {
             }
         }
         boolean owed = p.readyTurnOwed; // a task yielded to the ready lane's work
-        p.readyTurnOwed = false;
+        if (owed) {
+            p.readyTurnOwed = false; // written only when set: the P's line stays clean at other schedules
+        }
         if (scheduling.global.readySize() > 0 && (fairnessTick || owed || tick - p.readyTakenTick >= 2)) {
             long now = System.nanoTime();
             if (fairnessTick || owed || now - p.ownReadyTakenAt() >= GLOBAL_CHECK_NANOS) {

@@ -17,7 +17,7 @@ import java.util.function.Function;
  * <pre>
  * submit ──► runnext / local ring (submitter is on a carrier holding P)  ──┐
  *        ├─► global ready lane (anyone else, Placement.GLOBAL, overflow,   ─┤ then Idle.wakeP
- *        │   a yield while the global queue has work)                      │
+ *        │   a yield from a ring half full while the lane has work)        │
  *        └─► global yielded lane (preempted at a poll)  ─────────────────┘
  * schedule(task, delay) ──► the current P's timer heap (Go's p.timers)
  *

@@ -57,8 +57,8 @@ public final class LoomSupport {
     /**
      * Whether the calling thread is one of {@code scheduler}'s carriers and is running
      * {@code task} itself: a task that re-submits itself from its own carrier is yielding. The
-     * Loom bridge uses this to tell a {@code Thread.yield} (which queues behind the P's local work, or on
-     * the global ready lane while the global queue has work) from a
+     * Loom bridge uses this to tell a {@code Thread.yield} (which queues behind the P's local work,
+     * giving way to the global ready lane's work; see {@code Placement.YIELD}) from a
      * carrier waking another virtual thread (which is a hand-off).
      */
     public static boolean isCurrentTask(GmpScheduler scheduler, Runnable task) {
