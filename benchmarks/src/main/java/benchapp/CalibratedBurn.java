@@ -1,5 +1,7 @@
 package benchapp;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * CPU work measured in microseconds: the {@code /cpu} and {@code /hog} endpoints of the
  * saturation benchmark's servers.
@@ -15,6 +17,9 @@ package benchapp;
 public final class CalibratedBurn {
     /** xorshift64's only fixed point is 0; any other seed works. */
     private static final long SEED = 0x9E3779B97F4A7C15L;
+
+    /** How much work {@link #burnMicros(long, long, LongAdder)} does between two counts, µs. */
+    public static final long REPORT_EVERY_MICROS = 1_000;
 
     private final double stepsPerMicro;
 
@@ -69,6 +74,27 @@ public final class CalibratedBurn {
     /** Burns about {@code micros} µs of CPU from {@code seed}; returns the result, which the caller must use (it goes in the response). */
     public long burnMicros(long micros, long seed) {
         return steps(seed, Math.round(micros * stepsPerMicro));
+    }
+
+    /**
+     * {@link #burnMicros(long, long)}, adding to {@code stepsDone} as the work is done: after each
+     * {@value #REPORT_EVERY_MICROS} µs of it, and after the last part. The saturation benchmark
+     * reads these counts at the ends of its window, so that a request's work counts in the window
+     * it was done in, whether or not the request ends in it (a 100 ms hog that a fair scheduler
+     * runs by turns may end long after the window it mostly ran in). The result is the same as
+     * {@code burnMicros(micros, seed)}'s: the chain of steps goes on from one part to the next.
+     */
+    public long burnMicros(long micros, long seed, LongAdder stepsDone) {
+        long total = Math.round(micros * stepsPerMicro);
+        long part = Math.max(1, Math.round(REPORT_EVERY_MICROS * stepsPerMicro));
+        long x = steps(seed, Math.min(part, total));
+        stepsDone.add(Math.min(part, total));
+        for (long done = part; done < total; done += part) {
+            long steps = Math.min(part, total - done);
+            x = steps(x, steps);
+            stepsDone.add(steps);
+        }
+        return x;
     }
 
     /** {@code count} xorshift64 steps: a dependent chain that the JIT can neither fold nor vectorise. */

@@ -21,6 +21,28 @@ class CalibratedBurnTest {
     }
 
     @Test
+    void aCountedBurnCountsEachMillisecondAsItGoesAndGivesTheSameResult() {
+        CalibratedBurn burn = CalibratedBurn.of(500);
+        java.util.concurrent.atomic.LongAdder done = new java.util.concurrent.atomic.LongAdder();
+        // 2.5 ms at 500 steps a µs: parts of 500,000, 500,000 and 250,000 steps, one chain
+        assertEquals(CalibratedBurn.steps(9, 1_250_000), burn.burnMicros(2_500, 9, done));
+        assertEquals(1_250_000, done.sum());
+        java.util.List<Long> seen = new java.util.ArrayList<>();
+        java.util.concurrent.atomic.LongAdder watched = new java.util.concurrent.atomic.LongAdder() {
+            @Override
+            public void add(long x) {
+                seen.add(x);
+                super.add(x);
+            }
+        };
+        burn.burnMicros(2_500, 9, watched);
+        assertEquals(java.util.List.of(500_000L, 500_000L, 250_000L), seen, "counted a millisecond at a time, as done");
+        assertEquals(CalibratedBurn.steps(9, 0), burn.burnMicros(0, 9, done), "no work: the seed's result, nothing counted");
+        assertEquals(1_250_000, done.sum());
+        assertEquals(burn.burnMicros(10, 0), burn.burnMicros(10, 0, done), "a seed of 0 is replaced in both");
+    }
+
+    @Test
     void aCalibratedBurnTakesAboutTheCpuTimeAskedFor() {
         CalibratedBurn burn = CalibratedBurn.calibrate();
         assertTrue(burn.stepsPerMicro() > 10 && burn.stepsPerMicro() < 100_000, "a plausible core: " + burn.stepsPerMicro());

@@ -25,6 +25,10 @@ record Cell(Shape shape, String server, String scheduler, List<LoadClass> classe
 
     Cell {
         classes = List.copyOf(classes);
+        if (classes.stream().map(LoadClass::target).distinct().count() != classes.size()) {
+            // the server counts work by target: two classes of one target could not be told apart
+            throw new IllegalArgumentException("two request classes of one cell send the same target: " + classes);
+        }
     }
 
     boolean openLoop() {

@@ -7,6 +7,9 @@ import java.util.List;
  *
  * @param cell          the cell
  * @param classes       each request class's result, in the order of {@link Cell#classes()}
+ * @param workSteps     each request class's CPU work done over the window, in steps of the CPU
+ *                      loop (at {@code stepsPerMicro} a µs), counted as it was done, whether or not
+ *                      its request ended in the window; in the order of {@link Cell#classes()}
  * @param cpuNanos      the server process's CPU time over the window (every thread of its JVM: the
  *                      handlers, the carriers, Jetty's selectors, the JIT, the GC)
  * @param wallNanos     the window's wall time as the runner measured it, from the stats read before
@@ -19,13 +22,38 @@ import java.util.List;
  * @param stepsPerMicro the CPU loop's calibration the server used
  * @param loadAverage   the machine's 1-minute load average when the cell began
  */
-record CellResult(Cell cell, List<LoadResult> classes, long cpuNanos, long wallNanos, long serverRequests,
+record CellResult(Cell cell, List<LoadResult> classes, List<Long> workSteps, long cpuNanos, long wallNanos, long serverRequests,
                   double targetRate, long drainMillis, double stepsPerMicro, double loadAverage) {
     CellResult {
         classes = List.copyOf(classes);
         if (classes.size() != cell.classes().size()) {
             throw new IllegalArgumentException(classes.size() + " results for the " + cell.classes().size() + " classes of " + cell.name());
         }
+        workSteps = List.copyOf(workSteps);
+        if (workSteps.size() != cell.classes().size()) {
+            throw new IllegalArgumentException(workSteps.size() + " counts of work for the " + cell.classes().size()
+                    + " classes of " + cell.name());
+        }
+    }
+
+    /** The cores that class {@code i}'s work kept busy on average over the window: its work's CPU time (as calibrated) over the window. */
+    double workCores(int i) {
+        return wallNanos <= 0 ? Double.NaN : workSteps.get(i) / stepsPerMicro * 1e3 / wallNanos;
+    }
+
+    /** The cores that every class's work kept busy. */
+    double workCores() {
+        double cores = 0;
+        for (int i = 0; i < workSteps.size(); i++) {
+            cores += workCores(i);
+        }
+        return cores;
+    }
+
+    /** Class {@code i}'s share of the work of every class in the window; NaN if no work was done. */
+    double workShare(int i) {
+        long all = workSteps.stream().mapToLong(Long::longValue).sum();
+        return all == 0 ? Double.NaN : (double) workSteps.get(i) / all;
     }
 
     /** Responses of every class over the window, as the load generators counted them. */

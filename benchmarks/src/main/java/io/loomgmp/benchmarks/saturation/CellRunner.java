@@ -83,7 +83,8 @@ final class CellRunner {
         long wall = System.nanoTime() - start;
         ServerStats.Snapshot after = server.stats();
         check(cell, after);
-        return new CellResult(cell, results, after.cpuNanos() - before.cpuNanos(), wall, after.requests() - before.requests(),
+        return new CellResult(cell, results, workSteps(cell, before, after), after.cpuNanos() - before.cpuNanos(), wall,
+                after.requests() - before.requests(),
                 0, drain.map(Duration::toMillis).orElse(-1L), server.stepsPerMicro(), loadAverage);
     }
 
@@ -133,9 +134,14 @@ final class CellRunner {
             long wall = System.nanoTime() - start;
             ServerStats.Snapshot after = server.stats();
             check(cell, after);
-            return new CellResult(cell, List.of(result), after.cpuNanos() - before.cpuNanos(), wall,
+            return new CellResult(cell, List.of(result), workSteps(cell, before, after), after.cpuNanos() - before.cpuNanos(), wall,
                     after.requests() - before.requests(), rate, 0, server.stepsPerMicro(), loadAverage);
         }
+    }
+
+    /** Each class's work done between the two reads of the server's stats. */
+    private static List<Long> workSteps(Cell cell, ServerStats.Snapshot before, ServerStats.Snapshot after) {
+        return cell.classes().stream().map(c -> after.workSteps(c.target()) - before.workSteps(c.target())).toList();
     }
 
     private static LoadResult result(Cell cell, LoggedProcess generator, String output) throws CellFailure {

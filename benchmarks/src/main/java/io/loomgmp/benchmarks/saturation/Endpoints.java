@@ -5,6 +5,7 @@ import benchapp.CalibratedBurn;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What both saturation servers answer, whatever parses their HTTP: the request classes of the
@@ -67,8 +68,8 @@ final class Endpoints {
     private Answer route(String path, String query) throws InterruptedException {
         long seed = System.nanoTime() ^ Thread.currentThread().threadId();
         return switch (path) {
-            case "/cpu" -> Answer.ok(Long.toHexString(burn.burnMicros(micros(query, "us"), seed)) + "\n");
-            case "/handoff" -> Answer.ok(Long.toHexString(handoff.submit(micros(query, "us"), seed)) + "\n");
+            case "/cpu" -> Answer.ok(Long.toHexString(burn.burnMicros(micros(query, "us"), seed, work(path, query))) + "\n");
+            case "/handoff" -> Answer.ok(Long.toHexString(handoff.submit(micros(query, "us"), seed, work(path, query))) + "\n");
             case "/sleep" -> {
                 Thread child = Thread.ofVirtual().start(() -> {
                     try {
@@ -83,10 +84,15 @@ final class Endpoints {
             case "/hog" -> {
                 long[] range = millisRange(param(query, "ms"));
                 long millis = ThreadLocalRandom.current().nextLong(range[0], range[1] + 1);
-                yield Answer.ok(millis + " ms " + Long.toHexString(burn.burnMicros(millis * 1_000, seed)) + "\n");
+                yield Answer.ok(millis + " ms " + Long.toHexString(burn.burnMicros(millis * 1_000, seed, work(path, query))) + "\n");
             }
             default -> Answer.error(404, "no endpoint " + path);
         };
+    }
+
+    /** The count of work done for the request class {@code path?query}, as the load generators name it. */
+    private LongAdder work(String path, String query) {
+        return stats.workOf(query == null ? path : path + "?" + query);
     }
 
     /** The value of {@code name} in a query such as {@code us=1000&x=y}. */

@@ -3,6 +3,7 @@ package io.loomgmp.benchmarks.saturation;
 import benchapp.CalibratedBurn;
 
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The {@code /handoff} endpoint's workers: FrankenPHP's shape, where a request handler gives its
@@ -21,7 +22,7 @@ final class HandoffPool {
     private final SynchronousQueue<Job> jobs = new SynchronousQueue<>(true);
     private final CalibratedBurn burn;
 
-    private record Job(long micros, long seed, SynchronousQueue<Long> answer) {
+    private record Job(long micros, long seed, LongAdder stepsDone, SynchronousQueue<Long> answer) {
     }
 
     private HandoffPool(CalibratedBurn burn) {
@@ -37,10 +38,10 @@ final class HandoffPool {
         return pool;
     }
 
-    /** Hands a job of {@code micros} µs of CPU to a worker and waits for its result. */
-    long submit(long micros, long seed) throws InterruptedException {
+    /** Hands a job of {@code micros} µs of CPU to a worker, counted in {@code stepsDone}, and waits for its result. */
+    long submit(long micros, long seed, LongAdder stepsDone) throws InterruptedException {
         SynchronousQueue<Long> answer = new SynchronousQueue<>();
-        jobs.put(new Job(micros, seed, answer));
+        jobs.put(new Job(micros, seed, stepsDone, answer));
         return answer.take();
     }
 
@@ -48,7 +49,7 @@ final class HandoffPool {
         try {
             while (true) {
                 Job job = jobs.take();
-                job.answer.put(burn.burnMicros(job.micros, job.seed));
+                job.answer.put(burn.burnMicros(job.micros, job.seed, job.stepsDone));
             }
         } catch (InterruptedException e) {
             // the JVM is exiting

@@ -28,7 +28,12 @@ final class SaturationReport {
             hogs' count says whether they finish at all under the load; for the open loop, the answers to \
             the requests due in the window, over the time until the last of them came). CPU/req: the server \
             process's CPU time over the window (all its threads), divided by the answers of every \
-            class of the cell, µs; in brackets, the cores it kept busy. Latency, ms: p50 / p99 / \
+            class of the cell, µs; in brackets, the cores it kept busy. Work, cores: the CPU work that \
+            each class's requests did in the window (the loop's steps, counted every millisecond of work \
+            as they are done, whether or not the request ends in the window, at the run's calibration), \
+            over the window: how much of the cores the class got; in brackets, where the cell has more \
+            than one class, its share of the work of all of them; on the "all classes" row, the work of \
+            every class, to set beside the cores the server used. Latency, ms: p50 / p99 / \
             p99.9 / max of the answers that came (wrk's figures for the closed loop, which include wrk's \
             coordinated-omission correction; for the open loop, from each request's intended send \
             time); "none" when no answer came. to/err: timeouts (no answer within 30 s) / errors \
@@ -84,8 +89,8 @@ final class SaturationReport {
         byShape.forEach((shape, pairs) -> {
             out.append(level).append(' ').append(shape.label).append(": ").append(shape.title).append("\n\n");
             out.append("| server | load | class | GMP req/s | FJP req/s | GMP/FJP | GMP CPU/req | FJP CPU/req | GMP/FJP"
-                    + " | GMP latency, ms | FJP latency, ms | p99 GMP/FJP | GMP to/err | FJP to/err |\n");
-            out.append("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                    + " | GMP work, cores | FJP work, cores | GMP latency, ms | FJP latency, ms | p99 GMP/FJP | GMP to/err | FJP to/err |\n");
+            out.append("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
             pairs.values().forEach(pair -> rows(pair, out));
             out.append('\n');
             pairs.values().stream().flatMap(pair -> Stream.of(pair.gmp, pair.fjp))
@@ -123,6 +128,8 @@ final class SaturationReport {
                     .append(" | ").append(single ? cpu(pair.gmp) : "(below)")
                     .append(" | ").append(single ? cpu(pair.fjp) : "(below)")
                     .append(" | ").append(single ? ratio(cpuPerRequest(pair.gmp), cpuPerRequest(pair.fjp)) : "")
+                    .append(" | ").append(work(pair.gmp, i))
+                    .append(" | ").append(work(pair.fjp, i))
                     .append(" | ").append(gmp.map(SaturationReport::latencies).orElse("—"))
                     .append(" | ").append(fjp.map(SaturationReport::latencies).orElse("—"))
                     .append(" | ").append(ratio(gmp.filter(r -> r.requests() > 0).map(r -> (double) r.p99Micros()),
@@ -140,6 +147,8 @@ final class SaturationReport {
                     .append(" | ").append(cpu(pair.gmp))
                     .append(" | ").append(cpu(pair.fjp))
                     .append(" | ").append(ratio(cpuPerRequest(pair.gmp), cpuPerRequest(pair.fjp)))
+                    .append(" | ").append(pair.gmp == null ? "—" : number(pair.gmp.workCores()))
+                    .append(" | ").append(pair.fjp == null ? "—" : number(pair.fjp.workCores()))
                     .append(" | | | | | |\n");
         }
     }
@@ -175,6 +184,20 @@ final class SaturationReport {
         double perRequest = result.cpuPerRequestMicros();
         return (Double.isFinite(perRequest) ? number(perRequest) : "no answer")
                 + String.format(Locale.ROOT, " (%.2f)", result.cores());
+    }
+
+    /**
+     * "1.21 (64 %)": the cores class {@code i}'s work kept busy, and in brackets its share of the
+     * work of every class, where the cell has more than one; "—" for a missing cell.
+     */
+    static String work(CellResult result, int i) {
+        if (result == null) {
+            return "—";
+        }
+        String cores = number(result.workCores(i));
+        double share = result.workShare(i);
+        return result.workSteps().size() == 1 || !Double.isFinite(share) ? cores
+                : cores + String.format(Locale.ROOT, " (%.0f %%)", share * 100);
     }
 
     /** "0.512 / 3.40 / 5.10 / 9.80", or "none" when no answer came. */
@@ -218,7 +241,7 @@ final class SaturationReport {
     static final List<String> CSV_HEADER = List.of("shape", "server", "scheduler", "load", "class", "connections",
             "target_rate_per_s", "window_s", "requests", "requests_per_s", "connect_errors", "read_errors", "write_errors",
             "status_errors", "timeouts", "p50_us", "p99_us", "p999_us", "max_us", "mean_us", "littles_law_mean_us",
-            "scheduled", "cell_cpu_ns",
+            "scheduled", "class_work_us", "class_work_cores", "cell_work_cores", "cell_cpu_ns",
             "cell_wall_ns", "cell_requests", "cell_cpu_per_request_us", "cell_cores", "server_requests", "drain_ms",
             "steps_per_us", "loadavg_1m");
 
@@ -236,7 +259,8 @@ final class SaturationReport {
                         load.statusErrors(), load.timeouts(), load.p50Micros(), load.p99Micros(), load.p999Micros(),
                         load.maxMicros(), load.meanMicros(),
                         cell.openLoop() ? "" : decimal(load.littlesLawMeanMicros(cell.classes().get(i).connections())),
-                        load.scheduled(), result.cpuNanos(), result.wallNanos(), result.requests(),
+                        load.scheduled(), decimal(result.workSteps().get(i) / result.stepsPerMicro()),
+                        decimal(result.workCores(i)), decimal(result.workCores()), result.cpuNanos(), result.wallNanos(), result.requests(),
                         decimal(result.cpuPerRequestMicros()), decimal(result.cores()), result.serverRequests(),
                         result.drainMillis(), decimal(result.stepsPerMicro()), decimal(result.loadAverage())));
                 csv.append(String.join(",", row.stream().map(v -> field(String.valueOf(v))).toList())).append('\n');

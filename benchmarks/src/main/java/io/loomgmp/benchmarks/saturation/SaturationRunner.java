@@ -181,7 +181,9 @@ public final class SaturationRunner {
             classes += (i == 0 ? "" : "; ") + (result.classes().size() > 1 ? result.cell().classes().get(i).target() + " " : "")
                     + SaturationReport.number(r.requestsPerSecond()) + " req/s, p99 "
                     + (r.requests() == 0 ? "none" : SaturationReport.number(r.p99Micros() / 1e3) + " ms")
-                    + ", to/err " + r.timeouts() + "/" + r.errors();
+                    + ", to/err " + r.timeouts() + "/" + r.errors()
+                    + (result.classes().size() > 1 ? ", work " + SaturationReport.number(result.workCores(i))
+                            + String.format(Locale.ROOT, " cores (%.0f %%)", result.workShare(i) * 100) : "");
         }
         double cpu = result.cpuPerRequestMicros();
         return String.format(Locale.ROOT, "[%2d/%d] %s: %s; CPU %s µs/req (%.2f cores)   (%d:%02d, load %.2f)", done, total,

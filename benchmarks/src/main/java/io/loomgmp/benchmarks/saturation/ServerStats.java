@@ -1,9 +1,16 @@
 package io.loomgmp.benchmarks.saturation;
 
+import benchapp.CalibratedBurn;
 import io.loomgmp.benchmarks.ProcessCpuClock;
 
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -12,7 +19,14 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * What a saturation server tells the runner on {@code /stats}: its process's CPU time (so that the
  * runner can take the CPU time of exactly the measured window), the requests it has answered and
- * is answering, and which scheduler its requests really ran on.
+ * is answering, the CPU work its requests have done, by request class, and which scheduler its
+ * requests really ran on.
+ *
+ * <p><b>The work done.</b> Each request class (its target, such as {@code /cpu?us=10000}) has a
+ * count of the CPU loop's steps its requests have done, added to as the loop goes
+ * ({@link CalibratedBurn#burnMicros(long, long, LongAdder)}: each millisecond of work), whether or
+ * not the request has ended. Over a window it says how much of the cores each class got: what a
+ * fair scheduler owes a long class that finishes few requests in the window.
  *
  * <p><b>The scheduler check.</b> A virtual thread's {@code toString()} names its carrier while it
  * runs ({@code VirtualThread[#42]/runnable@gmp-M0} on GMP, {@code ...@ForkJoinPool-1-worker-1} on
@@ -38,6 +52,8 @@ final class ServerStats {
     private final LongAdder onFjp = new LongAdder();
     private final LongAdder onOther = new LongAdder();
     private final AtomicReference<String> firstOther = new AtomicReference<>();
+    /** Steps done by request target; a target is added at its first request and never removed. */
+    private final ConcurrentHashMap<String, LongAdder> work = new ConcurrentHashMap<>();
 
     ServerStats(String scheduler, double stepsPerMicro) {
         this.scheduler = scheduler;
@@ -88,6 +104,12 @@ final class ServerStats {
         requests.increment();
     }
 
+    /** The count of the CPU loop's steps done for requests to {@code target} ({@code /cpu?us=1000}). */
+    LongAdder workOf(String target) {
+        LongAdder count = work.get(target);
+        return count != null ? count : work.computeIfAbsent(target, t -> new LongAdder());
+    }
+
     long cpuNanos() {
         cpuLock.lock();
         try {
@@ -99,7 +121,13 @@ final class ServerStats {
 
     Snapshot snapshot() {
         return new Snapshot(cpuNanos(), requests.sum(), inflight.get(), scheduler, onGmp.sum(), onFjp.sum(),
-                onOther.sum(), stepsPerMicro, firstOther.get());
+                onOther.sum(), stepsPerMicro, firstOther.get(), workSteps());
+    }
+
+    private SortedMap<String, Long> workSteps() {
+        SortedMap<String, Long> steps = new TreeMap<>();
+        work.forEach((target, count) -> steps.put(target, count.sum()));
+        return steps;
     }
 
     /**
@@ -112,13 +140,29 @@ final class ServerStats {
      * @param onGmp         sampled requests that ran on a gmp-M* carrier; likewise onFjp, onOther
      * @param stepsPerMicro the CPU loop's calibration
      * @param firstOther    the first sampled request thread that ran on neither (its toString()), or null
+     * @param workSteps     the CPU loop's steps done so far, by request target; in the line, each is
+     *                      {@code work.<target, URL-encoded>=<steps>}
      */
     record Snapshot(long cpuNanos, long requests, int inflight, String scheduler, long onGmp, long onFjp,
-                    long onOther, double stepsPerMicro, String firstOther) {
+                    long onOther, double stepsPerMicro, String firstOther, SortedMap<String, Long> workSteps) {
+        private static final String WORK = "work.";
+
+        Snapshot {
+            workSteps = new TreeMap<>(workSteps);
+        }
+
         String line() {
-            return "cpu_ns=" + cpuNanos + " requests=" + requests + " inflight=" + inflight + " scheduler=" + scheduler
-                    + " on_gmp=" + onGmp + " on_fjp=" + onFjp + " on_other=" + onOther + " steps_per_us=" + stepsPerMicro
-                    + (firstOther == null ? "" : " first_other=" + firstOther.replace(' ', '_'));
+            StringBuilder line = new StringBuilder("cpu_ns=" + cpuNanos + " requests=" + requests + " inflight=" + inflight
+                    + " scheduler=" + scheduler + " on_gmp=" + onGmp + " on_fjp=" + onFjp + " on_other=" + onOther
+                    + " steps_per_us=" + stepsPerMicro + (firstOther == null ? "" : " first_other=" + firstOther.replace(' ', '_')));
+            workSteps.forEach((target, steps) -> line.append(' ').append(WORK)
+                    .append(URLEncoder.encode(target, StandardCharsets.UTF_8)).append('=').append(steps));
+            return line.toString();
+        }
+
+        /** The steps done for requests to {@code target} so far; 0 if none came. */
+        long workSteps(String target) {
+            return workSteps.getOrDefault(target, 0L);
         }
 
         /** @throws IllegalArgumentException if {@code line} is not a {@link #line()} */
@@ -132,11 +176,18 @@ final class ServerStats {
                 fields.put(pair.substring(0, eq), pair.substring(eq + 1));
             }
             try {
+                SortedMap<String, Long> work = new TreeMap<>();
+                for (Map.Entry<String, String> field : fields.entrySet()) {
+                    if (field.getKey().startsWith(WORK)) {
+                        work.put(URLDecoder.decode(field.getKey().substring(WORK.length()), StandardCharsets.UTF_8),
+                                Long.parseLong(field.getValue()));
+                    }
+                }
                 return new Snapshot(Long.parseLong(need(fields, "cpu_ns", line)), Long.parseLong(need(fields, "requests", line)),
                         Integer.parseInt(need(fields, "inflight", line)), need(fields, "scheduler", line),
                         Long.parseLong(need(fields, "on_gmp", line)), Long.parseLong(need(fields, "on_fjp", line)),
                         Long.parseLong(need(fields, "on_other", line)), Double.parseDouble(need(fields, "steps_per_us", line)),
-                        fields.get("first_other"));
+                        fields.get("first_other"), work);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("not a stats line (" + e.getMessage() + "): " + line, e);
             }

@@ -12,6 +12,7 @@ import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SaturationReportTest {
@@ -32,8 +33,18 @@ class SaturationReportTest {
     }
 
     private static CellResult result(Cell cell, String scheduler, List<LoadResult> classes, long cpuMillis) {
-        return new CellResult(cell.on(scheduler), classes, cpuMillis * 1_000_000, 1_000_000_000L, 0, cell.openLoop() ? 900 : 0,
-                12, 611.2, 0.5);
+        return new CellResult(cell.on(scheduler), classes, workOfTheAnswers(cell, classes), cpuMillis * 1_000_000, 1_000_000_000L, 0,
+                cell.openLoop() ? 900 : 0, 12, 611.2, 0.5);
+    }
+
+    /** As if each class had done the work of its answers in the window, no more: {@code /cpu?us=N} is N µs of steps each. */
+    private static List<Long> workOfTheAnswers(Cell cell, List<LoadResult> classes) {
+        List<Long> steps = new java.util.ArrayList<>();
+        for (int i = 0; i < classes.size(); i++) {
+            long micros = Endpoints.micros(cell.classes().get(i).target().substring("/cpu?".length()), "us");
+            steps.add(Math.round(classes.get(i).requests() * micros * 611.2));
+        }
+        return steps;
     }
 
     private static List<CellResult> results() {
@@ -61,6 +72,27 @@ class SaturationReportTest {
     }
 
     @Test
+    void theWorkOfEachClassIsItsStepsAtTheCalibrationOverTheWindow() {
+        CellResult mixed = results().get(4); // 40 answers of 10 ms and 5,000 of 0.1 ms in 1 s
+        assertEquals(0.4, mixed.workCores(0), 1e-6);
+        assertEquals(0.5, mixed.workCores(1), 1e-6);
+        assertEquals(0.9, mixed.workCores(), 1e-6);
+        assertEquals(0.4 / 0.9, mixed.workShare(0), 1e-6);
+        // a hog that runs on through the window's end counts for what it did in it, not when it ends
+        CellResult hogs = new CellResult(MIXED, List.of(load(0, 0), load(0, 0)), List.of(611_200_000L, 0L), 1_000_000_000L,
+                1_000_000_000L, 0, 0, 12, 611.2, 0.5);
+        assertEquals(1.0, hogs.workCores(0), 1e-9, "a second of steps in a 1 s window, with no answer");
+        assertEquals(1.0, hogs.workShare(0), 1e-9);
+        CellResult idle = new CellResult(CPU, List.of(load(0, 0)), List.of(0L), 0, 1_000_000_000L, 0, 0, 12, 611.2, 0.5);
+        assertTrue(Double.isNaN(idle.workShare(0)), "no work done, no share of it");
+        assertThrows(IllegalArgumentException.class, () -> new CellResult(MIXED, List.of(load(0, 0), load(0, 0)), List.of(1L),
+                0, 1, 0, 0, 0, 611.2, 0.5), "a count of work per class");
+        assertThrows(IllegalArgumentException.class, () -> new Cell(Shape.MIXED, "jetty", "gmp",
+                List.of(new LoadClass("/cpu?us=100", 26), new LoadClass("/cpu?us=100", 230)), 0, false),
+                "the server counts work by target: two classes of one target are refused");
+    }
+
+    @Test
     void aTablePerShapeWithBothSchedulersAndTheirRatios() {
         String md = SaturationReport.markdown(results(), INFO, "results.csv");
         assertTrue(md.startsWith("# Saturation: GMP against ForkJoinPool past capacity\n\nMeasured on a CPU, 2 cores, JDK 25;"), md);
@@ -73,11 +105,12 @@ class SaturationReportTest {
         assertFalse(md.contains("## handoff"), "no table for a shape that did not run");
         // cpu: GMP 2,000/s at 1,000 µs/req, FJP 1,000/s at 1,500 µs/req
         assertTrue(md.contains("| vthread | 64 conns | `/cpu?us=1000` | 2,000 (2,000) | 1,000 (1,000) | 2.00 | 1,000 (2.00)"
-                + " | 1,500 (1.50) | 0.667 | 20.0 / 40.0 / 60.0 / 80.0 | 40.0 / 80.0 / 120 / 160 | 0.500 | 0 / 0 | 0 / 0 |"), md);
-        // mixed: per class, then every class together with the cell's CPU
+                + " | 1,500 (1.50) | 0.667 | 2.00 | 1.00 | 20.0 / 40.0 / 60.0 / 80.0 | 40.0 / 80.0 / 120 / 160 | 0.500 | 0 / 0 | 0 / 0 |"), md);
+        // mixed: per class with its share of the work, then every class together with the cell's CPU and work
         assertTrue(md.contains("| jetty | 230 conns | `/cpu?us=100` | 5,000 (5,000) | 0 (0) | ∞ | (below) | (below) |  | "
-                + "6.00 / 12.0 / 18.0 / 24.0 | none | — | 0 / 0 | 0 / 0 |"), md);
-        assertTrue(md.contains("| jetty | 26 + 230 conns | all classes | 5,040 | 50.0 | 101 | 387 (1.95) | 36,000 (1.80) | 0.0107 |"), md);
+                + "0.500 (56 %) | 0 (0 %) | 6.00 / 12.0 / 18.0 / 24.0 | none | — | 0 / 0 | 0 / 0 |"), md);
+        assertTrue(md.contains("| jetty | 26 + 230 conns | all classes | 5,040 | 50.0 | 101 | 387 (1.95) | 36,000 (1.80) | 0.0107 |"
+                + " 0.900 | 0.500 |"), md);
         // open: the rate in the load column
         assertTrue(md.contains("| vthread | 50 % = 900/s, 64 conns | `/cpu?us=1000` | 900 (900) | 900 (900) | 1.00 |"), md);
         assertFalse(md.contains("| jetty | 64 conns"), "the capacity probe is in the CSV only:\n" + md);
@@ -96,7 +129,7 @@ class SaturationReportTest {
     @Test
     void aWindowThatBeganBeforeTheWarmUpsRequestsEndedIsNoted() {
         CellResult drained = results().get(0);
-        CellResult late = new CellResult(CPU.on("fjp"), List.of(load(1_000, 80)), 1_500_000_000L, 1_000_000_000L, 0, 0, -1,
+        CellResult late = new CellResult(CPU.on("fjp"), List.of(load(1_000, 80)), List.of(611_200_000L), 1_500_000_000L, 1_000_000_000L, 0, 0, -1,
                 611.2, 0.5);
         String md = SaturationReport.tables(List.of(drained, late), "##");
         assertTrue(md.contains("Not drained: vthread 64 conns FJP: requests the warm-up left were still running when the"
@@ -124,7 +157,8 @@ class SaturationReportTest {
         assertEquals(String.join(",", SaturationReport.CSV_HEADER), lines.get(0));
         assertEquals(1 + 1 + 1 + 1 + 2 + 2 + 1 + 1, lines.size());
         assertTrue(lines.get(1).startsWith("cpu,vthread,gmp,64 conns,/cpu?us=1000,64,0.000,1.000,2000,2000.000,0,0,0,0,0,"
-                + "20000,40000,60000,80000,24000,32000.000,-1,2000000000,1000000000,2000,1000.000,2.000,0,12,611.200,0.500"), lines.get(1));
+                + "20000,40000,60000,80000,24000,32000.000,-1,2000000.000,2.000,2.000,2000000000,1000000000,2000,1000.000,2.000,0,12,611.200,0.500"),
+                lines.get(1));
         assertTrue(lines.get(3).startsWith("capacity,jetty,fjp,"), lines.get(3));
         assertTrue(lines.get(8).startsWith("open,vthread,gmp,\"50 % of capacity, 64 conns\",/cpu?us=1000,64,900.000,"), lines.get(8));
         for (String line : lines) {

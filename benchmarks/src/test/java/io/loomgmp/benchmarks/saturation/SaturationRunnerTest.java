@@ -25,8 +25,8 @@ class SaturationRunnerTest {
 
     private static List<CellResult> results() {
         LoadResult load = new LoadResult(1_000, 1_000_000, 0, 0, 0, 0, 0, 1_000, 2_000, 3_000, 4_000, -1, 1_500);
-        return List.of(new CellResult(CPU, List.of(load), 1_000_000_000L, 1_000_000_000L, 1_000, 0, 5, 611, 0.5),
-                new CellResult(CPU.on("fjp"), List.of(load), 1_200_000_000L, 1_000_000_000L, 1_000, 0, 5, 611, 0.5));
+        return List.of(new CellResult(CPU, List.of(load), List.of(611_000_000L), 1_000_000_000L, 1_000_000_000L, 1_000, 0, 5, 611, 0.5),
+                new CellResult(CPU.on("fjp"), List.of(load), List.of(611_000_000L), 1_200_000_000L, 1_000_000_000L, 1_000, 0, 5, 611, 0.5));
     }
 
     /** What --publish does at the end of a run, on a copy of the checkout's layout. */
@@ -64,8 +64,8 @@ class SaturationRunnerTest {
         CellResult mixed = new CellResult(new Cell(Shape.MIXED, "jetty", "fjp",
                 List.of(new LoadClass("/cpu?us=10000", 26), new LoadClass("/cpu?us=100", 230)), 0, false),
                 List.of(new LoadResult(0, 1_000_000, 0, 0, 0, 0, 3, 0, 0, 0, 0, -1, 0), results().get(0).classes().get(0)),
-                2_000_000_000L, 1_000_000_000L, 1_000, 0, 5, 611, 0.5);
+                List.of(611_000_000L, 611_000_000L), 2_000_000_000L, 1_000_000_000L, 1_000, 0, 5, 611, 0.5);
         assertTrue(SaturationRunner.progressLine(4, 18, mixed, Duration.ofSeconds(5), 1).contains(
-                "/cpu?us=10000 0 req/s, p99 none, to/err 3/0; /cpu?us=100 1,000 req/s"), "per class");
+                "/cpu?us=10000 0 req/s, p99 none, to/err 3/0, work 1.00 cores (50 %); /cpu?us=100 1,000 req/s"), "per class");
     }
 }

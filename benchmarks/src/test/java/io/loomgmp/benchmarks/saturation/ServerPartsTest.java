@@ -40,18 +40,23 @@ class ServerPartsTest {
 
     @Test
     void theStatsLineReadsBackAndTheCheckFailsOffTheNamedScheduler() {
-        ServerStats.Snapshot gmp = new ServerStats.Snapshot(123, 45, 6, "gmp", 20, 0, 0, 611.5, null);
+        ServerStats.Snapshot gmp = new ServerStats.Snapshot(123, 45, 6, "gmp", 20, 0, 0, 611.5, null,
+                new java.util.TreeMap<>(java.util.Map.of("/cpu?us=1000", 7L, "/hog?ms=100..200", 9L)));
         assertEquals(gmp, ServerStats.Snapshot.parse(gmp.line() + "\n"));
+        assertTrue(gmp.line().contains(" work.%2Fhog%3Fms%3D100..200=9"), "a target is one word of the line: " + gmp.line());
+        assertEquals(9, ServerStats.Snapshot.parse(gmp.line()).workSteps("/hog?ms=100..200"));
+        assertEquals(0, gmp.workSteps("/sleep"), "no request of the class yet: no work");
         assertNull(gmp.wrongScheduler("gmp"));
         assertTrue(gmp.wrongScheduler("fjp").contains("run on gmp, not fjp"), gmp.wrongScheduler("fjp"));
 
-        ServerStats.Snapshot leaked = new ServerStats.Snapshot(1, 2, 0, "gmp", 20, 3, 0, 611.5, "VirtualThread[#9]/runnable@x y");
+        ServerStats.Snapshot leaked = new ServerStats.Snapshot(1, 2, 0, "gmp", 20, 3, 0, 611.5, "VirtualThread[#9]/runnable@x y",
+                new java.util.TreeMap<>());
         ServerStats.Snapshot read = ServerStats.Snapshot.parse(leaked.line());
         assertEquals("VirtualThread[#9]/runnable@x_y", read.firstOther(), "one word on the line");
         assertEquals(3, read.onFjp());
         assertTrue(leaked.wrongScheduler("gmp").startsWith("3 sampled requests ran off gmp's carriers"), leaked.wrongScheduler("gmp"));
         assertEquals("no request was sampled: nothing shows which scheduler ran them",
-                new ServerStats.Snapshot(1, 0, 0, "fjp", 0, 0, 0, 1, null).wrongScheduler("fjp"));
+                new ServerStats.Snapshot(1, 0, 0, "fjp", 0, 0, 0, 1, null, new java.util.TreeMap<>()).wrongScheduler("fjp"));
         assertThrows(IllegalArgumentException.class, () -> ServerStats.Snapshot.parse("cpu_ns=1 requests=2"));
         assertThrows(IllegalArgumentException.class, () -> ServerStats.Snapshot.parse(gmp.line().replace("cpu_ns=123", "cpu_ns=x")));
     }
@@ -78,6 +83,12 @@ class ServerPartsTest {
         // This test's thread is a platform thread: a server whose handlers ran here would fail the check.
         assertEquals(9, after.onOther());
         assertTrue(after.wrongScheduler("fjp").contains("ran off fjp's carriers"), after.wrongScheduler("fjp"));
+        // each class's work, counted by its target, at 600 steps a µs; none for the sleeper or the refused
+        assertEquals(10 * 600, after.workSteps("/cpu?us=10"));
+        assertEquals(10 * 600, after.workSteps("/handoff?us=10"), "the worker's work counts for the handler's class");
+        long hogSteps = after.workSteps("/hog?ms=1..2");
+        assertTrue(hogSteps == 1_000 * 600 || hogSteps == 2_000 * 600, "1 or 2 ms: " + hogSteps);
+        assertEquals(java.util.Set.of("/cpu?us=10", "/handoff?us=10", "/hog?ms=1..2"), after.workSteps().keySet());
     }
 
     @Test
