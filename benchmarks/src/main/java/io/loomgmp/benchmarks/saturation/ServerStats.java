@@ -6,6 +6,7 @@ import io.loomgmp.benchmarks.ProcessCpuClock;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SortedMap;
@@ -148,7 +149,7 @@ final class ServerStats {
         private static final String WORK = "work.";
 
         Snapshot {
-            workSteps = new TreeMap<>(workSteps);
+            workSteps = Collections.unmodifiableSortedMap(new TreeMap<>(workSteps));
         }
 
         String line() {
