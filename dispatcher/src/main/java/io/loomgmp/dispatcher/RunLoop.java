@@ -79,10 +79,10 @@ final class RunLoop {
      * that long while work waits), so its share only sets how fast a backlog of it drains, and a
      * third of the P still served short requests faster than ForkJoinPool did in the published
      * saturation run (whose own rate there varies from run to run, from none upwards). Long work
-     * has only its share: at half, a 10 ms request beside a stream of short ones got less than
-     * half of what ForkJoinPool gives it, and on Jetty, whose selector threads take their part
-     * of the cores outside any P, about a quarter (docs/configuration.md has the measured
-     * trade-off).
+     * has only its share: at half, a 10 ms request beside a stream of short ones on Jetty, whose
+     * selector threads take their part of the cores outside any P, got 56 % of what ForkJoinPool
+     * gives it, and about a quarter on an earlier, slower host; at two thirds, 73 %
+     * (docs/configuration.md has the measured trade-off).
      */
     static final int PREEMPTED_WEIGHT = 2;
     /**
