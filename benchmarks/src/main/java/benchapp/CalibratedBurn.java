@@ -18,7 +18,7 @@ public final class CalibratedBurn {
     /** xorshift64's only fixed point is 0; any other seed works. */
     private static final long SEED = 0x9E3779B97F4A7C15L;
 
-    /** How much work {@link #burnMicros(long, long, LongAdder)} does between two counts, µs. */
+    /** How much work {@link #burnMicros} does between two counts, µs. */
     public static final long REPORT_EVERY_MICROS = 1_000;
 
     private final double stepsPerMicro;
@@ -71,29 +71,26 @@ public final class CalibratedBurn {
         return stepsPerMicro;
     }
 
-    /** Burns about {@code micros} µs of CPU from {@code seed}; returns the result, which the caller must use (it goes in the response). */
-    public long burnMicros(long micros, long seed) {
-        return steps(seed, Math.round(micros * stepsPerMicro));
-    }
-
     /**
-     * {@link #burnMicros(long, long)}, adding to {@code stepsDone} as the work is done: after each
-     * {@value #REPORT_EVERY_MICROS} µs of it, and after the last part. The saturation benchmark
-     * reads these counts at the ends of its window, so that a request's work counts in the window
-     * it was done in, whether or not the request ends in it (a 100 ms hog that a fair scheduler
-     * runs by turns may end long after the window it mostly ran in). The result is the same as
-     * {@code burnMicros(micros, seed)}'s: the chain of steps goes on from one part to the next.
+     * Burns about {@code micros} µs of CPU from {@code seed} and returns the result, which the
+     * caller must use (it goes in the response); adds to {@code stepsDone} as the work is done,
+     * after each {@value #REPORT_EVERY_MICROS} µs of it and after the last part. The saturation
+     * benchmark reads these counts at the ends of its window, so that a request's work counts in
+     * the window it was done in, whether or not the request ends in it (a 100 ms hog that a fair
+     * scheduler runs by turns may end long after the window it mostly ran in). The parts are one
+     * chain of steps: the result is {@code steps(seed, total)}'s.
      */
     public long burnMicros(long micros, long seed, LongAdder stepsDone) {
         long total = Math.round(micros * stepsPerMicro);
         long part = Math.max(1, Math.round(REPORT_EVERY_MICROS * stepsPerMicro));
-        long x = steps(seed, Math.min(part, total));
-        stepsDone.add(Math.min(part, total));
-        for (long done = part; done < total; done += part) {
+        long x = seed;
+        long done = 0;
+        do { // at least once: with no work, steps(seed, 0) still replaces a seed of 0
             long steps = Math.min(part, total - done);
             x = steps(x, steps);
             stepsDone.add(steps);
-        }
+            done += steps;
+        } while (done < total);
         return x;
     }
 

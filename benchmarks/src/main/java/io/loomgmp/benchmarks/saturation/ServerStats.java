@@ -107,8 +107,7 @@ final class ServerStats {
 
     /** The count of the CPU loop's steps done for requests to {@code target} ({@code /cpu?us=1000}). */
     LongAdder workOf(String target) {
-        LongAdder count = work.get(target);
-        return count != null ? count : work.computeIfAbsent(target, t -> new LongAdder());
+        return work.computeIfAbsent(target, t -> new LongAdder());
     }
 
     long cpuNanos() {
